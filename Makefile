@@ -1,0 +1,158 @@
+# Makefile: the lab's one entry point. `make help` lists every target.
+#
+# Everything is driven by steps.list (the registry). Binaries go to $(BUILD)/bin/<folder>.
+# Overridable: CC NVCC CFLAGS NVCCFLAGS CUDA_ARCH BUILD DEPS_ROOT STEP STEPS.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+# ---- tools and flags ---------------------------------------------------------------------
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+NVCC      ?= nvcc
+BUILD     ?= build
+CFLAGS    ?= -O2 -g
+NVCCFLAGS ?= -O3 -lineinfo
+# Where Debian packages were unpacked by hand (GPU machines without apt): their headers and libraries.
+DEPS_ROOT ?=
+# A label for this build in the results CSV, and extra -D flags for the step sources (sweeps).
+BUILD_LABEL ?= default
+STEP_DEFS   ?=
+
+HAVE_NVCC := $(shell command -v $(NVCC) 2>/dev/null)
+# Build for the GPU that is here; sm_90 (H100/H200) where there is none (CI).
+CUDA_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' .')
+ifeq ($(strip $(CUDA_ARCH)),)
+override CUDA_ARCH := 90
+endif
+
+# ISO C: no FMA contraction and no GNU extensions, so fp32 results are the same on every x86 machine.
+LAB_CFLAGS := -std=c11 -Wall -Wextra -Wshadow -Werror=implicit-function-declaration -fopenmp -Icommon -I$(BUILD)/gen
+LAB_NVCCFLAGS := -std=c++17 -arch=sm_$(CUDA_ARCH) -Icommon -I$(BUILD)/gen -Xcompiler -Wall,-fopenmp
+LDLIBS := -lz -lm -lpthread
+ifneq ($(DEPS_ROOT),)
+DEPS_LIBDIR := $(DEPS_ROOT)/usr/lib/x86_64-linux-gnu
+LAB_CFLAGS += -isystem $(DEPS_ROOT)/usr/include
+LAB_NVCCFLAGS += -isystem $(DEPS_ROOT)/usr/include
+LDLIBS := -L$(DEPS_LIBDIR) $(LDLIBS)
+endif
+
+# ---- the registry ------------------------------------------------------------------------
+registry = $(shell awk -v id='$(1)' -v col=$(2) '$$1 ~ /^[0-9]+$$/ && $$1 == id { print $$col }' steps.list)
+STEP_IDS := $(shell awk '$$1 ~ /^[0-9]+$$/ { print $$1 }' steps.list)
+folder_of = $(call registry,$(1),2)
+lang_of = $(call registry,$(1),3)
+flags_of = $(subst $(comma), ,$(filter-out none,$(call registry,$(1),5)))
+summary_of = $(shell awk -v id='$(1)' '$$1 ~ /^[0-9]+$$/ && $$1 == id { $$1 = $$2 = $$3 = $$4 = $$5 = ""; sub(/^ +/, ""); print }' steps.list)
+comma := ,
+CPU_IDS := $(foreach s,$(STEP_IDS),$(if $(filter c,$(call lang_of,$(s))),$(s)))
+GPU_IDS := $(foreach s,$(STEP_IDS),$(if $(filter cu,$(call lang_of,$(s))),$(s)))
+BIN = $(BUILD)/bin/$(call folder_of,$(1))
+CPU_BINS := $(foreach s,$(CPU_IDS),$(call BIN,$(s)))
+GPU_BINS := $(foreach s,$(GPU_IDS),$(call BIN,$(s)))
+
+# ---- version stamp: rewritten only when the commit changes --------------------------------
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(@D)
+	@printf '#define NB_COMMIT "%s"\n#define NB_VERSION "1.0"\n' '$(COMMIT)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
+
+# ---- common/: libnbody.a, and the two platforms --------------------------------------------
+COMMON_SRC := cli.c init.c progress.c reference.c results.c rng.c sink.c snapshot.c state.c timing.c util.c validate.c
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/common/%.o)
+LIBNBODY := $(BUILD)/lib/libnbody.a
+
+$(BUILD)/obj/common/%.o: common/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBNBODY): $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/common/device.o: common/device.cu common/device.h common/nbody.h common/platform.h common/timing.h
+	@mkdir -p $(@D)
+	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) -c $< -o $@
+
+# ---- one rule set per step ----------------------------------------------------------------
+# $(1) id, $(2) folder, $(3) lang
+define STEP_RULES
+$(BUILD)/obj/$(2)/main.o: common/main.c $(BUILD)/gen/version.h steps.list | $(BUILD)/.deps-zlib
+	@mkdir -p $$(@D)
+	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' \
+	  -DNB_STEP_SUMMARY='"$(call summary_of,$(1))"' -DNB_BUILD_LABEL='"$$(BUILD_LABEL)"' -c $$< -o $$@
+
+ifeq ($(3),c)
+$(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.c steps.list | $(BUILD)/.deps-zlib
+	@mkdir -p $$(@D)
+	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) $(call flags_of,$(1)) $$(STEP_DEFS) -MMD -MP -c $$< -o $$@
+
+$(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/host.o $(LIBNBODY)
+	@mkdir -p $$(@D)
+	$$(CC) -fopenmp -o $$@ $$^ $$(LDLIBS)
+else
+$(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.list
+	@mkdir -p $$(@D)
+	$$(NVCC) $$(LAB_NVCCFLAGS) $$(NVCCFLAGS) $(call flags_of,$(1)) $$(STEP_DEFS) -c $$< -o $$@
+
+$(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/device.o $(LIBNBODY)
+	@mkdir -p $$(@D)
+	$$(NVCC) -arch=sm_$$(CUDA_ARCH) -o $$@ $$^ -Xcompiler -fopenmp $$(LDLIBS)
+endif
+
+.PHONY: step$(1)
+ifeq ($(3)$(HAVE_NVCC),cu)
+step$(1):
+	@echo "skipping $(2): nvcc not found (install the CUDA Toolkit, or NVCC=/path/to/nvcc)"
+else
+step$(1): $(BUILD)/bin/$(2)
+endif
+endef
+$(foreach s,$(STEP_IDS),$(eval $(call STEP_RULES,$(s),$(call folder_of,$(s)),$(call lang_of,$(s)))))
+
+$(BUILD)/obj/common/host.o: common/host.c | $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---- dependencies: install them, or say exactly how ---------------------------------------
+$(BUILD)/.deps-%: common/deps.sh
+	@mkdir -p $(@D)
+	@DEPS_ROOT='$(DEPS_ROOT)' CC='$(CC)' bash common/deps.sh $*
+	@touch $@
+
+# ---- top-level targets --------------------------------------------------------------------
+.PHONY: all cpu gpu clean diff help
+all: $(CPU_BINS) $(if $(HAVE_NVCC),$(GPU_BINS),gpu)  ## build every step (GPU steps where nvcc exists)
+cpu: $(CPU_BINS)                                     ## build the CPU steps only
+gpu: $(if $(HAVE_NVCC),$(GPU_BINS))                  ## build the GPU steps (needs nvcc)
+ifeq ($(HAVE_NVCC),)
+	@echo "skipping the GPU steps ($(GPU_IDS)): nvcc not found (install the CUDA Toolkit, or NVCC=/path/to/nvcc)"
+endif
+
+diff:                                                ## show a step's change: make diff STEP=04
+	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN (e.g. STEP=04 shows step03 -> step04)"; exit 2; }
+	@cur='$(call folder_of,$(STEP))'; test -n "$$cur" || { echo "make diff: no step $(STEP) in steps.list"; exit 2; }; \
+	prev=$$(awk -v id='$(STEP)' '$$1 ~ /^[0-9]+$$/ { if ($$1 == id) { print p; exit } p = $$2 }' steps.list); \
+	test -n "$$prev" || { echo "make diff: step $(STEP) is the first step, nothing before it"; exit 2; }; \
+	a=$$(ls $$prev/nbody.c* 2>/dev/null | head -n1); b=$$(ls $$cur/nbody.c* 2>/dev/null | head -n1); \
+	git diff --no-index --color=auto $$a $$b; test $$? -le 1
+
+clean:                                               ## remove build/ (recorded data in report/data stays)
+	rm -rf $(BUILD)
+
+help:                                                ## list every target
+	@echo "The N-body optimisation ladder. Targets:"
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z0-9_-]+):.*## (.*)$$/  make \1\t\2/' | expand -t 24
+	@echo "  make stepNN             build one step (e.g. make step03)"
+	@echo "Variables: STEP=NN STEPS=\"00 01 05\" CUDA_ARCH=$(CUDA_ARCH) CC=$(CC) NVCC=$(NVCC) BUILD=$(BUILD)"
+
+-include tests/tests.mk
+-include grading/grading.mk
+-include report/report.mk

@@ -1,0 +1,300 @@
+/* cli.c: GNU long options, strict numbers, one clear line for every mistake. */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "nbody.h"
+#include "snapshot.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef NB_VERSION
+#define NB_VERSION "1.0"
+#endif
+#ifndef NB_COMMIT
+#define NB_COMMIT "unknown"
+#endif
+
+int nb_parse_u64(const char *text, const char *option, uint64_t min, uint64_t max, uint64_t *out)
+{
+    const char *p = text;
+    while (isspace((unsigned char)*p))
+        ++p;
+    if (*p == '-' || *p == '+' || !isdigit((unsigned char)*p)) {
+        if (*p == '-' && isdigit((unsigned char)p[1]))
+            nb_error("%s %s: must not be negative", option, text);
+        else
+            nb_error("%s '%s': not a whole number", option, text);
+        return NB_EXIT_ERROR;
+    }
+    errno = 0;
+    char *end;
+    const unsigned long long v = strtoull(p, &end, 10);
+    if (*end != '\0') {
+        nb_error("%s '%s': not a whole number", option, text);
+        return NB_EXIT_ERROR;
+    }
+    if (errno == ERANGE || v > max) {
+        nb_error("%s %s: too large (at most %llu)", option, text, (unsigned long long)max);
+        return NB_EXIT_ERROR;
+    }
+    if (v < min) {
+        nb_error("%s %s: too small (at least %llu)", option, text, (unsigned long long)min);
+        return NB_EXIT_ERROR;
+    }
+    *out = v;
+    return NB_EXIT_OK;
+}
+
+int nb_parse_double(const char *text, const char *option, double min, double max, int min_inclusive, double *out)
+{
+    errno = 0;
+    char *end;
+    const double v = strtod(text, &end);
+    if (end == text || *end != '\0') {
+        nb_error("%s '%s': not a number", option, text);
+        return NB_EXIT_ERROR;
+    }
+    if (!isfinite(v) || errno == ERANGE) {
+        nb_error("%s %s: must be a finite number", option, text);
+        return NB_EXIT_ERROR;
+    }
+    if (min_inclusive ? !(v >= min) : !(v > min)) {
+        nb_error("%s %s: must be %s %g", option, text, min_inclusive ? "at least" : "greater than", min);
+        return NB_EXIT_ERROR;
+    }
+    if (!(v <= max)) {
+        nb_error("%s %s: must be at most %g", option, text, max);
+        return NB_EXIT_ERROR;
+    }
+    *out = v;
+    return NB_EXIT_OK;
+}
+
+static void usage(FILE *f, const char *step, const char *summary)
+{
+    fprintf(f,
+            "Usage: %s [OPTION]...\n"
+            "%s\n"
+            "Runs S systems of N bodies for K steps of kick-drift leapfrog, after validating against the\n"
+            "fp64 reference; prints the timing and appends it to a results CSV.\n"
+            "\n"
+            "Bodies\n"
+            "  -n, --bodies N          bodies per system (default 16384)\n"
+            "  -S, --systems S         independent systems (default 1)\n"
+            "      --model MODEL       plummer (default), uniform or collision\n"
+            "      --masses MASSES     equal (default, m = 1/N) or random (uniform in [0.5,1.5), total 1)\n"
+            "      --seed SEED         random seed (default 42)\n"
+            "  -i, --input FILE        start from a snapshot file instead of a model\n"
+            "\n"
+            "Integration\n"
+            "  -k, --steps K           time steps (default 10)\n"
+            "      --dt DT             time step (default 0.001)\n"
+            "      --eps EPS           softening length (default 0.01; 0 = none, bodies must not coincide)\n"
+            "\n"
+            "Output\n"
+            "  -o, --output FILE       write the final state as a snapshot\n"
+            "      --snapshot-every K  write a snapshot every K steps into --snapshot-dir\n"
+            "      --snapshot-dir DIR  folder for those snapshots (must exist)\n"
+            "      --csv FILE          append one row of results (created with a header)\n"
+            "      --tag TEXT          label for the CSV row (letters, digits, - _ . =)\n"
+            "      --diagnostics       fp64 energy, momentum and virial ratio before and after\n"
+            "  -q, --quiet             print only errors\n"
+            "\n"
+            "Measurement\n"
+            "  -r, --repeat R          timed repeats after one warm-up, median reported (default 3)\n"
+            "      --validate MODE     auto (default), full, sample or off\n"
+            "      --validate-only     validate, then exit: 0 pass, 1 mismatch, 2 error\n"
+            "      --ref-cache DIR     keep fp64 reference results in DIR between runs\n"
+            "\n"
+            "GPU\n"
+            "      --block B           threads per block (default: the step's own)\n"
+            "      --gpus G            GPUs to use (default: all; steps other than step08 use one)\n"
+            "      --no-overlap        step07: copies and compute one after another, to measure overlap\n"
+            "\n"
+            "  -h, --help              this help\n"
+            "  -V, --version           version and commit\n"
+            "\n"
+            "Exit status: 0 passed, 1 the step disagrees with the reference, 2 bad input or environment.\n",
+            step, summary);
+}
+
+enum {
+    OPT_MODEL = 256, OPT_MASSES, OPT_SEED, OPT_DT, OPT_EPS, OPT_SNAP_EVERY, OPT_SNAP_DIR, OPT_CSV, OPT_TAG,
+    OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP
+};
+
+static int check_tag(const char *tag)
+{
+    if (!*tag || strlen(tag) > 64) {
+        nb_error("--tag '%s': 1 to 64 characters", tag);
+        return NB_EXIT_ERROR;
+    }
+    for (const char *p = tag; *p; ++p)
+        if (!isalnum((unsigned char)*p) && !strchr("-_.=", *p)) {
+            nb_error("--tag '%s': only letters, digits and - _ . = (it goes into a CSV field)", tag);
+            return NB_EXIT_ERROR;
+        }
+    return NB_EXIT_OK;
+}
+
+int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const char *summary)
+{
+    memset(o, 0, sizeof *o);
+    o->bodies = 16384;
+    o->systems = 1;
+    o->steps = 10;
+    o->dt = 0.001;
+    o->eps = 0.01;
+    o->seed = 42;
+    o->repeat = 3;
+    o->model = NB_MODEL_PLUMMER;
+    o->masses = NB_MASSES_EQUAL;
+    o->validate = NB_VALIDATE_AUTO;
+
+    static const struct option longopts[] = {
+        {"bodies", required_argument, 0, 'n'},       {"systems", required_argument, 0, 'S'},
+        {"steps", required_argument, 0, 'k'},        {"dt", required_argument, 0, OPT_DT},
+        {"eps", required_argument, 0, OPT_EPS},      {"seed", required_argument, 0, OPT_SEED},
+        {"model", required_argument, 0, OPT_MODEL},  {"masses", required_argument, 0, OPT_MASSES},
+        {"input", required_argument, 0, 'i'},        {"output", required_argument, 0, 'o'},
+        {"repeat", required_argument, 0, 'r'},       {"csv", required_argument, 0, OPT_CSV},
+        {"tag", required_argument, 0, OPT_TAG},      {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},               {"version", no_argument, 0, 'V'},
+        {"snapshot-every", required_argument, 0, OPT_SNAP_EVERY},
+        {"snapshot-dir", required_argument, 0, OPT_SNAP_DIR},
+        {"diagnostics", no_argument, 0, OPT_DIAG},   {"validate", required_argument, 0, OPT_VALIDATE},
+        {"validate-only", no_argument, 0, OPT_VALIDATE_ONLY},
+        {"ref-cache", required_argument, 0, OPT_REF_CACHE},
+        {"block", required_argument, 0, OPT_BLOCK},  {"gpus", required_argument, 0, OPT_GPUS},
+        {"no-overlap", no_argument, 0, OPT_NO_OVERLAP},
+        {0, 0, 0, 0}};
+
+    opterr = 0; /* our own messages, one line each */
+    optind = 1;
+    int c;
+    uint64_t u;
+    while ((c = getopt_long(argc, argv, ":n:S:k:i:o:r:qhV", longopts, NULL)) != -1) {
+        int rc = NB_EXIT_OK;
+        switch (c) {
+        case 'n':
+            rc = nb_parse_u64(optarg, "--bodies", 1, NB_MAX_TOTAL_BODIES, &o->bodies);
+            o->bodies_set = 1;
+            break;
+        case 'S':
+            rc = nb_parse_u64(optarg, "--systems", 1, NB_MAX_TOTAL_BODIES, &o->systems);
+            o->systems_set = 1;
+            break;
+        case 'k': rc = nb_parse_u64(optarg, "--steps", 0, UINT64_C(1) << 40, &o->steps); break;
+        case 'r': rc = nb_parse_u64(optarg, "--repeat", 1, 1000, &o->repeat); break;
+        case OPT_SEED:
+            rc = nb_parse_u64(optarg, "--seed", 0, UINT64_MAX, &o->seed);
+            o->seed_set = 1;
+            break;
+        case OPT_DT: rc = nb_parse_double(optarg, "--dt", 0.0, 1e6, 0, &o->dt); break;
+        case OPT_EPS: rc = nb_parse_double(optarg, "--eps", 0.0, 1e6, 1, &o->eps); break;
+        case OPT_MODEL:
+            o->model_set = 1;
+            if (!strcmp(optarg, "plummer"))
+                o->model = NB_MODEL_PLUMMER;
+            else if (!strcmp(optarg, "uniform"))
+                o->model = NB_MODEL_UNIFORM;
+            else if (!strcmp(optarg, "collision"))
+                o->model = NB_MODEL_COLLISION;
+            else {
+                nb_error("--model '%s': must be plummer, uniform or collision", optarg);
+                rc = NB_EXIT_ERROR;
+            }
+            break;
+        case OPT_MASSES:
+            o->masses_set = 1;
+            if (!strcmp(optarg, "equal"))
+                o->masses = NB_MASSES_EQUAL;
+            else if (!strcmp(optarg, "random"))
+                o->masses = NB_MASSES_RANDOM;
+            else {
+                nb_error("--masses '%s': must be equal or random", optarg);
+                rc = NB_EXIT_ERROR;
+            }
+            break;
+        case 'i': o->input = optarg; break;
+        case 'o': o->output = optarg; break;
+        case OPT_CSV: o->csv = optarg; break;
+        case OPT_TAG:
+            rc = check_tag(optarg);
+            o->tag = optarg;
+            break;
+        case 'q': o->quiet = 1; break;
+        case OPT_SNAP_EVERY: rc = nb_parse_u64(optarg, "--snapshot-every", 1, UINT64_C(1) << 40, &o->snapshot_every); break;
+        case OPT_SNAP_DIR: o->snapshot_dir = optarg; break;
+        case OPT_DIAG: o->diagnostics = 1; break;
+        case OPT_VALIDATE:
+            if (!strcmp(optarg, "auto"))
+                o->validate = NB_VALIDATE_AUTO;
+            else if (!strcmp(optarg, "full"))
+                o->validate = NB_VALIDATE_FULL;
+            else if (!strcmp(optarg, "sample"))
+                o->validate = NB_VALIDATE_SAMPLE;
+            else if (!strcmp(optarg, "off"))
+                o->validate = NB_VALIDATE_OFF;
+            else {
+                nb_error("--validate '%s': must be auto, full, sample or off", optarg);
+                rc = NB_EXIT_ERROR;
+            }
+            break;
+        case OPT_VALIDATE_ONLY: o->validate_only = 1; break;
+        case OPT_REF_CACHE: o->ref_cache = optarg; break;
+        case OPT_BLOCK:
+            rc = nb_parse_u64(optarg, "--block", 1, 1024, &u);
+            o->block = (unsigned)u;
+            break;
+        case OPT_GPUS:
+            rc = nb_parse_u64(optarg, "--gpus", 1, 64, &u);
+            o->gpus = (unsigned)u;
+            break;
+        case OPT_NO_OVERLAP: o->no_overlap = 1; break;
+        case 'h': usage(stdout, step, summary); return NB_EXIT_OK;
+        case 'V': printf("%s %s (commit %s)\n", step, NB_VERSION, NB_COMMIT); return NB_EXIT_OK;
+        case ':':
+            nb_error("option %s needs a value (see --help)", argv[optind - 1]);
+            return NB_EXIT_ERROR;
+        default:
+            if (optopt)
+                nb_error("unknown option -%c (see --help)", optopt);
+            else
+                nb_error("unknown option %s (see --help)", argv[optind - 1]);
+            return NB_EXIT_ERROR;
+        }
+        if (rc != NB_EXIT_OK)
+            return rc;
+    }
+    if (optind < argc) {
+        nb_error("unexpected argument '%s' (see --help)", argv[optind]);
+        return NB_EXIT_ERROR;
+    }
+    if (o->input && (o->bodies_set || o->systems_set || o->model_set || o->masses_set || o->seed_set)) {
+        nb_error("--input takes the bodies from the file: drop --bodies, --systems, --model, --masses and --seed");
+        return NB_EXIT_ERROR;
+    }
+    uint64_t total;
+    if (nb_mul_overflows(o->bodies, o->systems, &total) || total > NB_MAX_TOTAL_BODIES) {
+        nb_error("%llu systems of %llu bodies: more than the %llu bodies the lab handles",
+                 (unsigned long long)o->systems, (unsigned long long)o->bodies,
+                 (unsigned long long)NB_MAX_TOTAL_BODIES);
+        return NB_EXIT_ERROR;
+    }
+    if (o->model == NB_MODEL_COLLISION && !o->input && o->bodies < 2) {
+        nb_error("--model collision needs at least 2 bodies (one per sphere)");
+        return NB_EXIT_ERROR;
+    }
+    if ((o->snapshot_every != 0) != (o->snapshot_dir != NULL)) {
+        nb_error("--snapshot-every and --snapshot-dir go together");
+        return NB_EXIT_ERROR;
+    }
+    return -1;
+}

@@ -1,0 +1,46 @@
+/* cli.h: the command line every step binary shares. */
+#ifndef NB_CLI_H
+#define NB_CLI_H
+
+#include <stdint.h>
+
+#include "init.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum nb_validate_mode {
+    NB_VALIDATE_AUTO,   /* every body where affordable, else a sample; state check where affordable */
+    NB_VALIDATE_FULL,   /* every body and the state check, whatever it costs */
+    NB_VALIDATE_SAMPLE, /* a sample of bodies, no state check */
+    NB_VALIDATE_OFF     /* nothing: the results CSV says "unchecked" */
+} nb_validate_mode;
+
+typedef struct nb_options {
+    uint64_t bodies, systems, steps, seed, repeat;
+    double dt, eps;
+    nb_model model;
+    nb_masses masses;
+    const char *input, *output, *csv, *tag, *ref_cache;
+    uint64_t snapshot_every;
+    const char *snapshot_dir;
+    unsigned block, gpus;
+    int no_overlap, quiet, diagnostics, validate_only;
+    nb_validate_mode validate;
+    int bodies_set, systems_set, model_set, masses_set, seed_set; /* conflicts with --input */
+} nb_options;
+
+/* Parse argv into *o (defaults first). Returns -1 to go on, or an exit status: 0 after --help or
+ * --version, NB_EXIT_ERROR after one line on stderr for anything wrong. `step` names the program. */
+int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const char *summary);
+
+/* Strict number parsers for the command line and the tests: the whole string, in [min, max], no
+ * sign on unsigned numbers. Return 0, or NB_EXIT_ERROR after one line naming the option. */
+int nb_parse_u64(const char *text, const char *option, uint64_t min, uint64_t max, uint64_t *out);
+int nb_parse_double(const char *text, const char *option, double min, double max, int min_inclusive, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

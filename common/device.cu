@@ -1,0 +1,197 @@
+/* device.cu: the platform of the GPU steps (platform.h) and the helpers of device.h.
+ * The timed region is measured with CUDA events on the current device. */
+#include "device.h"
+#include "platform.h"
+#include "timing.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int device_count;
+static unsigned gpus_used;
+
+void nb_cuda_check(cudaError_t err, const char *what, const char *file, int line)
+{
+    if (err == cudaSuccess)
+        return;
+    const char *base = strrchr(file, '/');
+    if (err == cudaErrorMemoryAllocation)
+        nb_die(NB_EXIT_ERROR, "out of GPU memory at %s:%d in %s (try fewer bodies or systems)", base ? base + 1 : file,
+               line, what);
+    nb_die(NB_EXIT_ERROR, "CUDA error at %s:%d in %s: %s", base ? base + 1 : file, line, what, cudaGetErrorString(err));
+}
+
+int nbd_sm_count(void)
+{
+    int device, sms;
+    NB_CUDA(cudaGetDevice(&device));
+    NB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return sms;
+}
+
+void *nbd_malloc(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    cudaError_t err = cudaMalloc(&p, bytes ? bytes : 1);
+    if (err != cudaSuccess) {
+        char buf[32];
+        nb_die(NB_EXIT_ERROR, "cannot allocate %s of GPU memory for %s: %s", nb_format_bytes(bytes, buf, sizeof buf),
+               what, cudaGetErrorString(err));
+    }
+    return p;
+}
+
+void *nbd_malloc_host(size_t bytes, const char *what)
+{
+    void *p = NULL;
+    cudaError_t err = cudaMallocHost(&p, bytes ? bytes : 1);
+    if (err != cudaSuccess) {
+        char buf[32];
+        nb_die(NB_EXIT_ERROR, "cannot allocate %s of pinned host memory for %s: %s",
+               nb_format_bytes(bytes, buf, sizeof buf), what, cudaGetErrorString(err));
+    }
+    return p;
+}
+
+void nb_pack_bodies(const nb_state *s, nb_body *out)
+{
+    const size_t n = nb_state_count(s);
+    for (size_t i = 0; i < n; ++i) {
+        nb_body b = {s->x[i], s->y[i], s->z[i], s->vx[i], s->vy[i], s->vz[i], s->m[i]};
+        out[i] = b;
+    }
+}
+
+void nb_unpack_bodies(const nb_body *in, nb_state *s)
+{
+    const size_t n = nb_state_count(s);
+    for (size_t i = 0; i < n; ++i) {
+        s->x[i] = in[i].x;
+        s->y[i] = in[i].y;
+        s->z[i] = in[i].z;
+        s->vx[i] = in[i].vx;
+        s->vy[i] = in[i].vy;
+        s->vz[i] = in[i].vz;
+    }
+}
+
+/* ---- platform.h ------------------------------------------------------------------------ */
+
+int nb_platform_open(unsigned gpus)
+{
+    cudaError_t err = cudaGetDeviceCount(&device_count);
+    if (err != cudaSuccess || device_count == 0) {
+        nb_error("no CUDA GPU here (%s); GPU steps need one",
+                 err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount found 0 devices");
+        return NB_EXIT_ERROR;
+    }
+    const int multi = (nb_step_features & NB_FEATURE_MULTI_GPU) != 0;
+    if (gpus > (unsigned)device_count) {
+        nb_error("--gpus %u: only %d GPU%s visible", gpus, device_count, device_count == 1 ? " is" : "s are");
+        return NB_EXIT_ERROR;
+    }
+    if (!multi && gpus > 1) {
+        nb_error("--gpus %u: this step uses one GPU (step08_multigpu uses several)", gpus);
+        return NB_EXIT_ERROR;
+    }
+    gpus_used = multi ? (gpus ? gpus : (unsigned)device_count) : 1;
+    NB_CUDA(cudaSetDevice(0));
+    return NB_EXIT_OK;
+}
+
+int nb_platform_is_gpu(void) { return 1; }
+
+unsigned nb_platform_gpus(void) { return gpus_used; }
+
+const char *nb_platform_device(void)
+{
+    static char name[300];
+    if (name[0])
+        return name;
+    cudaDeviceProp prop;
+    if (device_count == 0 || cudaGetDeviceProperties(&prop, 0) != cudaSuccess)
+        return "no GPU";
+    if (gpus_used > 1)
+        snprintf(name, sizeof name, "%ux %s", gpus_used, prop.name);
+    else
+        snprintf(name, sizeof name, "%s", prop.name);
+    return name;
+}
+
+int nb_platform_check_memory(uint64_t bytes)
+{
+    size_t free_bytes = 0, total = 0;
+    NB_CUDA(cudaMemGetInfo(&free_bytes, &total));
+    if (bytes > free_bytes) {
+        char need[32], have[32];
+        nb_error("this run needs about %s of GPU memory, %s is free on %s", nb_format_bytes(bytes, need, sizeof need),
+                 nb_format_bytes(free_bytes, have, sizeof have), nb_platform_device());
+        return NB_EXIT_ERROR;
+    }
+    return NB_EXIT_OK;
+}
+
+/* Spin for about `ns` nanoseconds, reading the SM's cycle counter and the global nanosecond timer. */
+__global__ void clock_probe(unsigned long long ns, unsigned long long *out)
+{
+    unsigned long long t0, t1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    const long long c0 = clock64();
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    } while (t1 - t0 < ns);
+    const long long c1 = clock64();
+    if (threadIdx.x == 0) {
+        out[0] = (unsigned long long)(c1 - c0);
+        out[1] = t1 - t0;
+    }
+}
+
+double nb_platform_clock_mhz(void)
+{
+    unsigned long long *d, h[2] = {0, 0};
+    NB_CUDA(cudaMalloc(&d, sizeof h));
+    clock_probe<<<1, 32>>>(2000000ull, d); /* 2 ms, right after the timed loop: the clock under load */
+    NB_LAUNCH();
+    NB_CUDA(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+    NB_CUDA(cudaFree(d));
+    return h[1] ? 1e3 * (double)h[0] / (double)h[1] : 0.0;
+}
+
+typedef struct gpu_events {
+    cudaEvent_t start, stop;
+} gpu_events;
+
+void nb_region_begin(const nb_run *run)
+{
+    nb_clock *c = run->clock;
+    if (!c)
+        return;
+    if (!c->device) {
+        gpu_events *e = (gpu_events *)calloc(1, sizeof *e);
+        if (!e)
+            nb_die(NB_EXIT_ERROR, "out of host memory for CUDA events");
+        NB_CUDA(cudaEventCreate(&e->start));
+        NB_CUDA(cudaEventCreate(&e->stop));
+        c->device = e;
+    }
+    NB_CUDA(cudaEventRecord(((gpu_events *)c->device)->start, 0));
+    c->host_begin = nb_now();
+    c->open = 1;
+}
+
+void nb_region_end(const nb_run *run)
+{
+    nb_clock *c = run->clock;
+    if (!c || !c->open)
+        return;
+    gpu_events *e = (gpu_events *)c->device;
+    NB_CUDA(cudaEventRecord(e->stop, 0));
+    NB_CUDA(cudaEventSynchronize(e->stop));
+    float ms = 0.0f;
+    NB_CUDA(cudaEventElapsedTime(&ms, e->start, e->stop));
+    c->elapsed += 1e-3 * (double)ms;
+    c->open = 0;
+}

@@ -1,0 +1,41 @@
+/* device.h: what the GPU steps share. Checked CUDA calls and launches, the device's shape, and the
+ * array-of-structures body layout of steps 02-05. Included by .cu files only. */
+#ifndef NB_DEVICE_H
+#define NB_DEVICE_H
+
+#include <cuda_runtime.h>
+
+#include "nbody.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every CUDA call goes through NB_CUDA, every launch is followed by NB_LAUNCH(): on error, one line
+ * naming the file, the line and the call, then exit status 2. */
+#define NB_CUDA(call) nb_cuda_check((call), #call, __FILE__, __LINE__)
+#define NB_LAUNCH() nb_cuda_check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+void nb_cuda_check(cudaError_t err, const char *what, const char *file, int line);
+
+/* Multiprocessors of the current device. */
+int nbd_sm_count(void);
+/* cudaMalloc that names what did not fit (exit status 2). */
+void *nbd_malloc(size_t bytes, const char *what);
+/* cudaMallocHost (pinned) likewise. */
+void *nbd_malloc_host(size_t bytes, const char *what);
+
+/* One body, as a first GPU program would store it: steps 02-05 keep an array of these. */
+typedef struct nb_body {
+    float x, y, z;
+    float vx, vy, vz;
+    float m;
+} nb_body;
+
+/* Host-side conversion between the harness's arrays and nb_body. */
+void nb_pack_bodies(const nb_state *s, nb_body *out);
+void nb_unpack_bodies(const nb_body *in, nb_state *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

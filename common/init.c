@@ -1,0 +1,172 @@
+/* init.c: initial conditions. Only +, -, *, / and sqrt (all correctly rounded in IEEE 754), so a
+ * seed gives the same bodies, bit for bit, on every machine and compiler. */
+#include "init.h"
+#include "rng.h"
+
+#include <math.h>
+#include <stddef.h>
+
+const char *nb_model_name(nb_model m)
+{
+    switch (m) {
+    case NB_MODEL_PLUMMER: return "plummer";
+    case NB_MODEL_UNIFORM: return "uniform";
+    case NB_MODEL_COLLISION: return "collision";
+    }
+    return "?";
+}
+
+const char *nb_masses_name(nb_masses m) { return m == NB_MASSES_RANDOM ? "random" : "equal"; }
+
+double nb_cbrt(double a)
+{
+    if (a == 0.0)
+        return 0.0;
+    /* a = f * 2^(3k) with f in [1/8, 1): Newton from above on f, then scale by 2^k exactly. */
+    int k = 0;
+    while (a >= 1.0) {
+        a *= 0.125;
+        ++k;
+    }
+    while (a < 0.125) {
+        a *= 8.0;
+        --k;
+    }
+    double y = 1.0; /* >= cbrt(f), so Newton decreases monotonically to the root */
+    for (int i = 0; i < 40; ++i) {
+        const double next = (2.0 * y + a / (y * y)) / 3.0;
+        if (!(next < y))
+            break;
+        y = next;
+    }
+    for (; k > 0; --k)
+        y *= 2.0;
+    for (; k < 0; ++k)
+        y *= 0.5;
+    return y;
+}
+
+/* A point uniform on the unit sphere, by rejection from the cube (no sin/cos). */
+static void random_direction(nb_rng *r, double *ux, double *uy, double *uz)
+{
+    double x, y, z, d2;
+    do {
+        x = nb_rng_range(r, -1.0, 1.0);
+        y = nb_rng_range(r, -1.0, 1.0);
+        z = nb_rng_range(r, -1.0, 1.0);
+        d2 = x * x + y * y + z * z;
+    } while (d2 > 1.0 || d2 < 1e-6);
+    const double inv = 1.0 / sqrt(d2);
+    *ux = x * inv;
+    *uy = y * inv;
+    *uz = z * inv;
+}
+
+/* One Plummer body (Aarseth, Henon & Wielen 1974) in units where the Plummer radius is 1. */
+static void plummer_body(nb_rng *r, double pos[3], double vel[3])
+{
+    double radius = 0.0;
+    for (;;) {
+        const double mass_fraction = nb_rng_uniform(r);
+        if (mass_fraction <= 0.0)
+            continue;
+        const double c = nb_cbrt(mass_fraction); /* X^(-2/3) = 1/c^2: no integer -2/3 here */
+        radius = 1.0 / sqrt(1.0 / (c * c) - 1.0);
+        if (radius <= 10.0) /* the usual cut: no body beyond 10 Plummer radii (also rejects X = 1) */
+            break;
+    }
+    double ux, uy, uz;
+    random_direction(r, &ux, &uy, &uz);
+    pos[0] = radius * ux;
+    pos[1] = radius * uy;
+    pos[2] = radius * uz;
+
+    /* Speed as q * escape speed, q from g(q) = q^2 (1 - q^2)^(7/2) by von Neumann rejection. */
+    double q, g, w;
+    do {
+        q = nb_rng_uniform(r);
+        g = 0.1 * nb_rng_uniform(r);
+        w = 1.0 - q * q;
+    } while (g > q * q * w * w * w * sqrt(w)); /* (1 - q^2)^(7/2) without pow() */
+    const double escape = sqrt(2.0) / sqrt(sqrt(1.0 + radius * radius));
+    random_direction(r, &ux, &uy, &uz);
+    vel[0] = q * escape * ux;
+    vel[1] = q * escape * uy;
+    vel[2] = q * escape * uz;
+}
+
+/* One body of the model, in double precision. */
+static void draw_body(nb_rng *r, nb_model model, size_t i, size_t n, double pos[3], double vel[3])
+{
+    if (model == NB_MODEL_UNIFORM) {
+        for (int d = 0; d < 3; ++d)
+            pos[d] = nb_rng_range(r, -1.0, 1.0);
+        for (int d = 0; d < 3; ++d)
+            vel[d] = nb_rng_range(r, -1.0, 1.0);
+        return;
+    }
+    /* Plummer sphere of mass M in Henon units (G = 1, E = -M^2/4 for M = 1): positions * 3pi/16,
+     * velocities * sqrt(M / (3pi/16)). Collision: two spheres of mass 1/2, the second half of the
+     * bodies in the second, 6 apart along x with impact parameter 1, closing at speed 0.5. */
+    const double mass = model == NB_MODEL_COLLISION ? 0.5 : 1.0;
+    const double length = 3.0 * 3.14159265358979323846 / 16.0;
+    const double speed = sqrt(mass / length);
+    plummer_body(r, pos, vel);
+    for (int d = 0; d < 3; ++d) {
+        pos[d] *= length;
+        vel[d] *= speed;
+    }
+    if (model == NB_MODEL_COLLISION) {
+        const double side = i >= n / 2 ? 1.0 : -1.0;
+        pos[0] += side * 3.0;
+        pos[1] += side * 0.5;
+        vel[0] -= side * 0.25;
+    }
+}
+
+void nb_init(nb_state *s, nb_model model, nb_masses masses, uint64_t seed)
+{
+    const size_t n = s->bodies;
+    float *const field[6] = {s->x, s->y, s->z, s->vx, s->vy, s->vz};
+    for (size_t sys = 0; sys < s->systems; ++sys) {
+        const size_t first = sys * n;
+        nb_rng r;
+
+        /* Masses from their own stream, so the positions do not depend on the mass model. */
+        nb_rng_seed(&r, seed ^ 0x6d61737365730000ull, sys);
+        double total = 0.0;
+        for (size_t i = 0; i < n; ++i)
+            total += masses == NB_MASSES_RANDOM ? nb_rng_range(&r, 0.5, 1.5) : 1.0;
+        nb_rng_seed(&r, seed ^ 0x6d61737365730000ull, sys);
+        for (size_t i = 0; i < n; ++i)
+            s->m[first + i] = (float)((masses == NB_MASSES_RANDOM ? nb_rng_range(&r, 0.5, 1.5) : 1.0) / total);
+
+        /* Two passes over the same stream: the first finds the centre of mass, the second writes
+         * the bodies in its frame, rounding to float once. The seeds' cube stays where it is. */
+        double com[6] = {0, 0, 0, 0, 0, 0};
+        for (int pass = 0; pass < 2; ++pass) {
+            nb_rng_seed(&r, seed, sys);
+            for (size_t i = 0; i < n; ++i) {
+                double pv[6];
+                draw_body(&r, model, i, n, pv, pv + 3);
+                if (pass == 0) {
+                    const double mi = (double)s->m[first + i];
+                    for (int d = 0; d < 6; ++d)
+                        com[d] += mi * pv[d];
+                } else {
+                    for (int d = 0; d < 6; ++d)
+                        field[d][first + i] = (float)(pv[d] - com[d]);
+                }
+            }
+            if (pass == 0) {
+                double msum = 0.0;
+                for (size_t i = 0; i < n; ++i)
+                    msum += (double)s->m[first + i];
+                for (int d = 0; d < 6; ++d)
+                    com[d] = model == NB_MODEL_UNIFORM ? 0.0 : com[d] / msum;
+            }
+        }
+    }
+    s->step = 0;
+    s->time = 0.0;
+}

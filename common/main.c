@@ -1,0 +1,613 @@
+/* main.c: the harness every step binary shares. It reads the command line, makes the bodies,
+ * validates the step against the fp64 reference, times it and writes the results.
+ *
+ * Compiled once per step with NB_STEP_ID, NB_STEP_NAME, NB_STEP_SUMMARY and NB_BUILD_LABEL
+ * (the Makefile takes them from steps.list), and linked with the step's nb_step_run(). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "nbody.h"
+#include "platform.h"
+#include "progress.h"
+#include "reference.h"
+#include "results.h"
+#include "sink.h"
+#include "snapshot.h"
+#include "timing.h"
+#include "util.h"
+#include "validate.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#ifndef NB_STEP_ID
+#define NB_STEP_ID "??"
+#endif
+#ifndef NB_STEP_NAME
+#define NB_STEP_NAME "nbody"
+#endif
+#ifndef NB_STEP_SUMMARY
+#define NB_STEP_SUMMARY ""
+#endif
+#ifndef NB_BUILD_LABEL
+#define NB_BUILD_LABEL "default"
+#endif
+#ifndef NB_COMMIT
+#define NB_COMMIT "unknown"
+#endif
+
+/* Steps that write their own snapshots override this with a strong definition. */
+__attribute__((weak)) const unsigned nb_step_features = 0;
+
+/* fp64 work the automatic validation affords: every body when S*N^2 is at most this ... */
+#define NB_FULL_CHECK_PAIRS ((uint64_t)1 << 32)
+/* ... the state check when S*N^2*NB_CHECK_STEPS is at most this ... */
+#define NB_STATE_CHECK_PAIRS ((uint64_t)1 << 33)
+/* ... and otherwise this many bodies, spread over the systems (first and last of each included). */
+#define NB_SAMPLE_BODIES 4096
+/* eps = 0 is carried as this eps^2 in float32, so the j = i term stays 0 * finite (see README). */
+#define NB_EPS2_FLOOR 1e-24f
+
+typedef struct harness {
+    nb_options o;
+    nb_state initial;
+    uint32_t input_crc;   /* identifies --input files in reference-cache keys */
+    double eps2;          /* fp64 softening squared, as asked */
+    nb_run run;           /* the template every call starts from */
+    nb_run_info info;
+    nb_clock clock;
+} harness;
+
+static uint64_t pairs_of(const nb_state *s, uint64_t factor)
+{
+    uint64_t p;
+    if (nb_mul_overflows(s->bodies, s->bodies, &p) || nb_mul_overflows(p, s->systems, &p) ||
+        nb_mul_overflows(p, factor, &p))
+        return UINT64_MAX;
+    return p;
+}
+
+/* ---- the fp64 reference, with an optional cache ------------------------------------------ */
+
+static uint64_t fnv1a(const char *text)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *p = (const unsigned char *)text; *p; ++p)
+        h = (h ^ *p) * 0x100000001b3ull;
+    return h;
+}
+
+/* DIR/<kind>-<hash of everything the result depends on>.nbs */
+static void cache_path(const harness *h, const char *kind, uint64_t steps, double dt, char *path, size_t len)
+{
+    char key[512];
+    const nb_options *o = &h->o;
+    snprintf(key, sizeof key, "v1 %s model=%s masses=%s seed=%llu input=%08x S=%zu N=%zu eps2=%a dt=%a steps=%llu",
+             kind, o->input ? "file" : nb_model_name(o->model), nb_masses_name(o->masses),
+             (unsigned long long)o->seed, (unsigned)h->input_crc, h->initial.systems, h->initial.bodies, h->eps2,
+             dt, (unsigned long long)steps);
+    snprintf(path, len, "%s/%s-%016llx.nbs", o->ref_cache, kind, (unsigned long long)fnv1a(key));
+}
+
+/* A cached fp64 state is used only if its shape and masses match: a stale or foreign file is ignored. */
+static int cache_load(const char *path, const nb_state *initial, nb_state64 *out)
+{
+    FILE *probe = fopen(path, "rb");
+    if (!probe)
+        return 0;
+    fclose(probe);
+    nb_snapshot_info info;
+    if (nb_snapshot_read64(path, out, &info) != NB_EXIT_OK)
+        return 0;
+    int ok = out->systems == initial->systems && out->bodies == initial->bodies;
+    for (size_t i = 0; ok && i < nb_state_count(initial); ++i)
+        ok = out->m[i] == (double)initial->m[i];
+    if (!ok)
+        nb_state64_free(out);
+    return ok;
+}
+
+/* Reference accelerations of all bodies, kept in the vx/vy/vz arrays of an fp64 state. */
+static int reference_accel_all(const harness *h, nb_state64 *ref)
+{
+    char path[4200];
+    if (h->o.ref_cache) {
+        cache_path(h, "acc", 0, 0.0, path, sizeof path);
+        if (cache_load(path, &h->initial, ref))
+            return NB_EXIT_OK;
+    }
+    if (nb_state64_alloc(ref, h->initial.systems, h->initial.bodies) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    nb_state64_from(ref, &h->initial);
+    nb_progress("fp64 reference accelerations");
+    nb_ref_accel(ref, h->eps2, NULL, 0, ref->vx, ref->vy, ref->vz);
+    if (h->o.ref_cache)
+        nb_snapshot_write64(path, ref, sqrt(h->eps2), 0.0); /* a cache that cannot be written is only slower */
+    return NB_EXIT_OK;
+}
+
+static int reference_state(const harness *h, uint64_t steps, double dt, nb_state64 *ref)
+{
+    char path[4200];
+    if (h->o.ref_cache) {
+        cache_path(h, "state", steps, dt, path, sizeof path);
+        if (cache_load(path, &h->initial, ref))
+            return NB_EXIT_OK;
+    }
+    if (nb_state64_alloc(ref, h->initial.systems, h->initial.bodies) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    nb_state64_from(ref, &h->initial);
+    nb_progress("fp64 reference steps");
+    if (nb_ref_run(ref, steps, dt, h->eps2) != NB_EXIT_OK) {
+        nb_state64_free(ref);
+        return NB_EXIT_ERROR;
+    }
+    if (h->o.ref_cache)
+        nb_snapshot_write64(path, ref, sqrt(h->eps2), dt);
+    return NB_EXIT_OK;
+}
+
+/* ---- validation ----------------------------------------------------------------------- */
+
+/* A deterministic sample: the first and last body of every system, the rest drawn at random. */
+static size_t *sample_bodies(const nb_state *s, uint64_t seed, size_t *count)
+{
+    const size_t n = s->bodies, systems = s->systems;
+    size_t per = NB_SAMPLE_BODIES / systems;
+    per = per < 2 ? 2 : per;
+    per = per > n ? n : per;
+    size_t *index = (size_t *)nb_malloc(systems * per * sizeof(size_t), "the validation sample");
+    if (!index)
+        return NULL;
+    uint64_t x = seed ^ 0x5a4d504c45ull;
+    size_t k = 0;
+    for (size_t sys = 0; sys < systems; ++sys) {
+        const size_t first = sys * n;
+        index[k++] = first;
+        if (per > 1)
+            index[k++] = first + n - 1;
+        for (size_t j = 2; j < per; ++j) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            index[k++] = first + 1 + (size_t)((x >> 17) % (n > 2 ? n - 2 : 1));
+        }
+    }
+    *count = k;
+    return index;
+}
+
+static int validate(harness *h, nb_check *check)
+{
+    const nb_state *init = &h->initial;
+    const size_t total = nb_state_count(init);
+    const nb_validate_mode mode = h->o.validate;
+    const int full = mode == NB_VALIDATE_FULL || (mode == NB_VALIDATE_AUTO && pairs_of(init, 1) <= NB_FULL_CHECK_PAIRS);
+    const int with_state = mode == NB_VALIDATE_FULL ||
+                           (mode == NB_VALIDATE_AUTO && pairs_of(init, NB_CHECK_STEPS) <= NB_STATE_CHECK_PAIRS);
+    nb_check_init(check);
+
+    /* What the reference says. */
+    size_t count = total, *index = NULL;
+    nb_state64 ref_all = {0};
+    double *ref_acc = NULL;
+    if (full) {
+        if (reference_accel_all(h, &ref_all) != NB_EXIT_OK)
+            return NB_EXIT_ERROR;
+    } else {
+        index = sample_bodies(init, h->o.seed, &count);
+        nb_state64 wide;
+        ref_acc = (double *)nb_malloc(3 * count * sizeof(double), "the reference accelerations");
+        if (!index || !ref_acc || nb_state64_alloc(&wide, init->systems, init->bodies) != NB_EXIT_OK) {
+            free(index);
+            free(ref_acc);
+            return NB_EXIT_ERROR;
+        }
+        nb_state64_from(&wide, init);
+        nb_progress("fp64 reference accelerations (sample)");
+        nb_ref_accel(&wide, h->eps2, index, count, ref_acc, ref_acc + count, ref_acc + 2 * count);
+        nb_state64_free(&wide);
+    }
+
+    /* What the step says: one step from rest with dt = 1 leaves v = a and x = x0 + a. */
+    nb_state trial;
+    int rc = nb_state_alloc(&trial, init->systems, init->bodies);
+    if (rc == NB_EXIT_OK) {
+        nb_state_copy(&trial, init);
+        memset(trial.vx, 0, total * sizeof(float));
+        memset(trial.vy, 0, total * sizeof(float));
+        memset(trial.vz, 0, total * sizeof(float));
+        nb_run r = h->run;
+        r.steps = 1;
+        r.dt = 1.0f;
+        r.snapshot_every = 0;
+        r.sink = NULL;
+        r.clock = NULL;
+        nb_progress("validating: one force evaluation");
+        rc = nb_step_run(&trial, &r);
+    }
+    if (rc == NB_EXIT_OK) {
+        if (full)
+            rc = nb_check_accel(check, init, &trial, NULL, 0, ref_all.vx, ref_all.vy, ref_all.vz);
+        else
+            rc = nb_check_accel(check, init, &trial, index, count, ref_acc, ref_acc + count, ref_acc + 2 * count);
+    }
+    nb_state64_free(&ref_all);
+    free(ref_acc);
+    free(index);
+
+    /* Positions and velocities after a few steps, where affordable. */
+    if (rc == NB_EXIT_OK && with_state) {
+        nb_state64 ref_state;
+        const double dt = fmin(h->o.dt, NB_CHECK_DT);
+        rc = reference_state(h, NB_CHECK_STEPS, dt, &ref_state);
+        if (rc == NB_EXIT_OK) {
+            nb_state_copy(&trial, init);
+            nb_run r = h->run;
+            r.steps = NB_CHECK_STEPS;
+            r.dt = (float)dt;
+            r.snapshot_every = 0;
+            r.sink = NULL;
+            r.clock = NULL;
+            nb_progress("validating: state after a few steps");
+            rc = nb_step_run(&trial, &r);
+            if (rc == NB_EXIT_OK)
+                rc = nb_check_state(check, &trial, &ref_state);
+            nb_state64_free(&ref_state);
+        }
+    }
+    if (trial.x)
+        nb_state_free(&trial);
+    nb_progress_done();
+    return rc;
+}
+
+/* ---- the timed runs ------------------------------------------------------------------- */
+
+/* One run of `steps` steps from the current state, with snapshots if asked for. */
+static int run_steps(harness *h, nb_state *work, uint64_t steps, nb_snapshot_sink *sink)
+{
+    nb_run r = h->run;
+    r.steps = steps;
+    r.sink = sink;
+    if (!sink || (nb_step_features & NB_FEATURE_SNAPSHOTS)) {
+        r.snapshot_every = sink ? h->o.snapshot_every : 0;
+        const int rc = nb_step_run(work, &r);
+        work->step += steps;
+        work->time += (double)steps * h->o.dt;
+        return rc;
+    }
+    /* The step does not write snapshots itself: run it in chunks and write them between. */
+    r.snapshot_every = 0;
+    for (uint64_t done = 0; done < steps;) {
+        const uint64_t every = h->o.snapshot_every;
+        const uint64_t chunk = steps - done < every ? steps - done : every;
+        r.steps = chunk;
+        int rc = nb_step_run(work, &r);
+        done += chunk;
+        work->step += chunk;
+        work->time += (double)chunk * h->o.dt;
+        if (rc == NB_EXIT_OK && work->step % every == 0)
+            rc = nb_sink_push(sink, work);
+        if (rc != NB_EXIT_OK)
+            return rc;
+    }
+    return NB_EXIT_OK;
+}
+
+static void print_diag(const char *when, const nb_diag *d)
+{
+    printf("  %s: E = %.10g (K = %.6g, W = %.6g), virial ratio %.4f, |p| = %.3e, |L| = %.6g\n", when, d->energy,
+           d->kinetic, d->potential, d->virial_ratio,
+           sqrt(d->momentum[0] * d->momentum[0] + d->momentum[1] * d->momentum[1] + d->momentum[2] * d->momentum[2]),
+           sqrt(d->angular[0] * d->angular[0] + d->angular[1] * d->angular[1] + d->angular[2] * d->angular[2]));
+}
+
+static int diagnostics(const harness *h, const nb_state *s, nb_diag *d)
+{
+    nb_state64 wide;
+    if (nb_state64_alloc(&wide, s->systems, s->bodies) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    nb_state64_from(&wide, s);
+    nb_progress("fp64 diagnostics");
+    nb_diagnostics(&wide, h->eps2, d);
+    nb_progress_done();
+    nb_state64_free(&wide);
+    return NB_EXIT_OK;
+}
+
+/* ---- set-up -------------------------------------------------------------------------- */
+
+/* With eps = 0 two bodies at one place have an infinite force: refuse them up front. */
+static int compare_position(const void *a, const void *b)
+{
+    const float *p = (const float *)a, *q = (const float *)b;
+    for (int d = 0; d < 3; ++d)
+        if (p[d] != q[d])
+            return p[d] < q[d] ? -1 : 1;
+    return 0;
+}
+
+static int reject_coincident(const nb_state *s)
+{
+    const size_t n = s->bodies;
+    float *p = (float *)nb_malloc(3 * n * sizeof(float), "the coincidence check");
+    if (!p)
+        return NB_EXIT_ERROR;
+    for (size_t sys = 0; sys < s->systems; ++sys) {
+        for (size_t i = 0; i < n; ++i) {
+            p[3 * i] = s->x[sys * n + i];
+            p[3 * i + 1] = s->y[sys * n + i];
+            p[3 * i + 2] = s->z[sys * n + i];
+        }
+        qsort(p, n, 3 * sizeof(float), compare_position);
+        for (size_t i = 1; i < n; ++i)
+            if (compare_position(p + 3 * (i - 1), p + 3 * i) == 0) {
+                nb_error("--eps 0: two bodies of system %zu are both at (%g, %g, %g), where the force is "
+                         "infinite; use a softening length > 0",
+                         sys, p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+                free(p);
+                return NB_EXIT_ERROR;
+            }
+    }
+    free(p);
+    return NB_EXIT_OK;
+}
+
+static int setup(harness *h)
+{
+    const nb_options *o = &h->o;
+    if (!nb_platform_is_gpu() && (o->block || o->gpus || o->no_overlap)) {
+        nb_error("--block, --gpus and --no-overlap are for the GPU steps; %s runs on the CPU", NB_STEP_NAME);
+        return NB_EXIT_ERROR;
+    }
+    if (o->csv && !o->validate_only && o->steps == 0) {
+        nb_error("--csv needs at least one step to time (--steps 0 only validates and writes --output)");
+        return NB_EXIT_ERROR;
+    }
+    int rc = nb_platform_open(o->gpus);
+    if (rc != NB_EXIT_OK)
+        return rc;
+
+    uint64_t systems = o->systems, bodies = o->bodies;
+    if (o->input) {
+        nb_snapshot_info info;
+        rc = nb_snapshot_read(o->input, &h->initial, &info);
+        if (rc != NB_EXIT_OK)
+            return rc;
+        h->input_crc = nb_snapshot_crc(o->input);
+        systems = h->initial.systems;
+        bodies = h->initial.bodies;
+    }
+
+    /* Memory, before allocating: host copies (initial, work, trial, queued snapshots) and the fp64
+     * reference; on the GPU the state twice over (the steps' buffers and scratch). */
+    uint64_t total = systems * bodies, host = 0, dev = 0, tmp;
+    const uint64_t fp32 = total * NB_FIELDS * sizeof(float), fp64 = total * NB_FIELDS * sizeof(double);
+    if (nb_mul_overflows(fp32, 6, &host) || nb_mul_overflows(fp32, 2, &dev) || __builtin_add_overflow(host, fp64, &tmp)) {
+        nb_error("%llu bodies do not fit in memory", (unsigned long long)total);
+        return NB_EXIT_ERROR;
+    }
+    host = tmp;
+    const uint64_t avail = nb_host_memory_available();
+    if (avail && host > avail) {
+        char need[32], have[32];
+        nb_error("%llu systems of %llu bodies need about %s of host memory, %s is available",
+                 (unsigned long long)systems, (unsigned long long)bodies, nb_format_bytes(host, need, sizeof need),
+                 nb_format_bytes(avail, have, sizeof have));
+        return NB_EXIT_ERROR;
+    }
+    if (nb_platform_is_gpu() && (rc = nb_platform_check_memory(dev)) != NB_EXIT_OK)
+        return rc;
+
+    if (!o->input) {
+        if ((rc = nb_state_alloc(&h->initial, (size_t)systems, (size_t)bodies)) != NB_EXIT_OK)
+            return rc;
+        nb_progress("initial conditions");
+        nb_init(&h->initial, o->model, o->masses, o->seed);
+        nb_progress_done();
+    }
+    if (o->eps == 0.0 && (rc = reject_coincident(&h->initial)) != NB_EXIT_OK)
+        return rc;
+
+    h->eps2 = o->eps * o->eps;
+    float eps2 = (float)h->eps2;
+    h->run.steps = o->steps;
+    h->run.dt = (float)o->dt;
+    h->run.eps2 = eps2 > NB_EPS2_FLOOR ? eps2 : NB_EPS2_FLOOR;
+    h->run.block = o->block;
+    h->run.gpus = o->gpus;
+    h->run.no_overlap = o->no_overlap;
+    h->run.info = &h->info;
+    return NB_EXIT_OK;
+}
+
+/* ---- reporting ------------------------------------------------------------------------ */
+
+static void fill_result(const harness *h, nb_result *r, const nb_check *c, const char *pass)
+{
+    const nb_options *o = &h->o;
+    static char date[32];
+    memset(r, 0, sizeof *r);
+    r->step = NB_STEP_ID;
+    r->name = NB_STEP_NAME;
+    r->build = NB_BUILD_LABEL;
+    r->tag = o->tag ? o->tag : "";
+    r->model = o->input ? "file" : nb_model_name(o->model);
+    r->masses = o->input ? "file" : nb_masses_name(o->masses);
+    r->systems = h->initial.systems;
+    r->bodies = h->initial.bodies;
+    r->steps = o->steps;
+    r->dt = o->dt;
+    r->eps = o->eps;
+    r->seed = o->seed;
+    r->repeat = o->repeat;
+    r->e2e_s = r->e2e_min_s = r->e2e_max_s = -1.0;
+    r->kernel_s = r->kernel_min_s = r->kernel_max_s = -1.0;
+    r->ginteractions_s = r->gflops = -1.0;
+    r->acc_rms = c->acc_done ? c->acc_rms : -1.0;
+    r->acc_max = c->acc_done ? c->acc_max : -1.0;
+    r->state_pos = c->state_done ? c->pos_max : -1.0;
+    r->state_vel = c->state_done ? c->vel_max : -1.0;
+    r->checked = c->compared;
+    r->pass = pass;
+    r->device = nb_platform_device();
+    r->gpus = h->info.gpus;
+#ifdef _OPENMP
+    r->threads = (unsigned)omp_get_max_threads();
+#else
+    r->threads = 1;
+#endif
+    r->block = h->info.block;
+    r->config = h->info.config;
+    r->date = nb_utc_now(date, sizeof date);
+    r->commit = NB_COMMIT;
+}
+
+int main(int argc, char **argv)
+{
+    nb_set_progname(NB_STEP_NAME);
+    harness h;
+    memset(&h, 0, sizeof h);
+    int rc = nb_parse_args(argc, argv, &h.o, NB_STEP_NAME, NB_STEP_SUMMARY);
+    if (rc >= 0)
+        return rc;
+    const nb_options *o = &h.o;
+    nb_progress_enable(!o->quiet);
+    if ((rc = setup(&h)) != NB_EXIT_OK)
+        return rc;
+    const nb_state *init = &h.initial;
+    if (!o->quiet)
+        printf("%s: %s%s N=%zu S=%zu, %llu steps of dt=%g, eps=%g, on %s\n", NB_STEP_NAME,
+               o->input ? o->input : nb_model_name(o->model),
+               !o->input && o->masses == NB_MASSES_RANDOM ? " (random masses)" : "", init->bodies, init->systems,
+               (unsigned long long)o->steps, o->dt, o->eps, nb_platform_device());
+
+    /* Correct first. */
+    nb_check check;
+    nb_check_init(&check);
+    const char *verdict = "UNCHECKED";
+    if (o->validate != NB_VALIDATE_OFF) {
+        if ((rc = validate(&h, &check)) != NB_EXIT_OK)
+            return rc;
+        const int passed = nb_check_passed(&check);
+        verdict = passed ? "PASS" : "FAIL";
+        if (!o->quiet || !passed) {
+            FILE *out = passed ? stdout : stderr;
+            if (o->quiet)
+                fprintf(out, "%s: validation FAIL\n", NB_STEP_NAME);
+            nb_check_print(out, &check, init->bodies);
+            if (!o->quiet)
+                fprintf(out, "  validation %s%s\n", verdict,
+                        check.state_done ? "" : " (state check skipped at this size: accelerations only)");
+        }
+        if (!passed || o->validate_only) {
+            if (o->csv) {
+                nb_result r;
+                fill_result(&h, &r, &check, verdict);
+                if (nb_results_append(o->csv, &r) != NB_EXIT_OK)
+                    return NB_EXIT_ERROR;
+            }
+            return passed ? NB_EXIT_OK : NB_EXIT_MISMATCH;
+        }
+    } else if (o->validate_only) {
+        nb_error("--validate-only with --validate off checks nothing");
+        return NB_EXIT_ERROR;
+    }
+
+    nb_state work;
+    if ((rc = nb_state_alloc(&work, init->systems, init->bodies)) != NB_EXIT_OK)
+        return rc;
+    nb_state_copy(&work, init);
+    nb_diag before, after;
+    if (o->diagnostics && (rc = diagnostics(&h, init, &before)) != NB_EXIT_OK)
+        return rc;
+
+    /* Then fast: one untimed warm-up step, then the median of the repeats. */
+    double *e2e = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
+    double *loop = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
+    if (!e2e || !loop)
+        return NB_EXIT_ERROR;
+    nb_snapshot_sink *sink = NULL;
+    if (o->steps > 0) {
+        nb_progress("warm-up");
+        if ((rc = run_steps(&h, &work, 1, NULL)) != NB_EXIT_OK)
+            return rc;
+        if (o->snapshot_dir && !(sink = nb_sink_open(o->snapshot_dir, o->eps, o->dt)))
+            return NB_EXIT_ERROR;
+        h.run.clock = &h.clock;
+        for (uint64_t r = 0; r < o->repeat; ++r) {
+            char phase[64];
+            snprintf(phase, sizeof phase, "repeat %llu/%llu", (unsigned long long)r + 1, (unsigned long long)o->repeat);
+            nb_progress(phase);
+            nb_state_copy(&work, init);
+            h.clock.elapsed = 0.0;
+            const double t0 = nb_now();
+            rc = run_steps(&h, &work, o->steps, sink);
+            if (rc == NB_EXIT_OK && sink)
+                rc = nb_sink_flush(sink); /* the files are part of the run */
+            e2e[r] = nb_now() - t0;
+            loop[r] = h.clock.elapsed;
+            if (rc != NB_EXIT_OK) {
+                nb_sink_close(sink);
+                return rc;
+            }
+        }
+        nb_progress_done();
+        if ((rc = nb_sink_close(sink)) != NB_EXIT_OK)
+            return rc;
+    }
+
+    /* The final state is checked for NaN before anything is written. */
+    for (int k = 0; k < NB_FIELDS - 1; ++k) {
+        const float *f = nb_state_field(&work, k);
+        for (size_t i = 0; i < nb_state_count(&work); ++i)
+            if (!isfinite(f[i])) {
+                nb_error("body %zu of system %zu is not finite after %llu steps (try a smaller --dt or larger --eps)",
+                         i % work.bodies, i / work.bodies, (unsigned long long)o->steps);
+                return NB_EXIT_MISMATCH;
+            }
+    }
+    if (o->output && (rc = nb_snapshot_write(o->output, &work, o->eps, o->dt)) != NB_EXIT_OK)
+        return rc;
+    if (o->diagnostics) {
+        if ((rc = diagnostics(&h, &work, &after)) != NB_EXIT_OK)
+            return rc;
+        print_diag("before", &before);
+        print_diag("after ", &after);
+        printf("  relative energy error %.3e after %llu steps\n",
+               fabs(before.energy) > 0.0 ? (after.energy - before.energy) / fabs(before.energy) : 0.0,
+               (unsigned long long)o->steps);
+    }
+
+    if (o->steps > 0) {
+        const double interactions = (double)init->systems * (double)init->bodies * (double)init->bodies * (double)o->steps;
+        nb_result r;
+        fill_result(&h, &r, &check, verdict);
+        r.e2e_s = nb_median(e2e, o->repeat);
+        r.e2e_min_s = nb_min(e2e, o->repeat);
+        r.e2e_max_s = nb_max(e2e, o->repeat);
+        r.kernel_s = nb_median(loop, o->repeat);
+        r.kernel_min_s = nb_min(loop, o->repeat);
+        r.kernel_max_s = nb_max(loop, o->repeat);
+        r.ginteractions_s = r.kernel_s > 0.0 ? interactions / r.kernel_s * 1e-9 : -1.0;
+        r.gflops = r.ginteractions_s > 0.0 ? r.ginteractions_s * NB_FLOPS_PER_INTERACTION : -1.0;
+        r.clock_mhz = nb_platform_clock_mhz();
+        if (!o->quiet) {
+            printf("  time loop %.4g ms (median of %llu, min %.4g, max %.4g), end to end %.4g ms\n", 1e3 * r.kernel_s,
+                   (unsigned long long)o->repeat, 1e3 * r.kernel_min_s, 1e3 * r.kernel_max_s, 1e3 * r.e2e_s);
+            printf("  %.4g G interactions/s, %.4g GFLOP/s (%d flops per interaction)%s%s\n", r.ginteractions_s,
+                   r.gflops, NB_FLOPS_PER_INTERACTION, h.info.config[0] ? "; " : "", h.info.config);
+        }
+        if (o->csv && nb_results_append(o->csv, &r) != NB_EXIT_OK)
+            return NB_EXIT_ERROR;
+    }
+    free(e2e);
+    free(loop);
+    nb_state_free(&work);
+    nb_state_free(&h.initial);
+    return NB_EXIT_OK;
+}

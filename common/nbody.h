@@ -1,0 +1,101 @@
+/* nbody.h: the state of the bodies, one run of the time loop, and the contract every step implements.
+ *
+ * A step is one source file that defines nb_step_run(). Everything else (main, the command line,
+ * initial conditions, snapshots, timing, the fp64 reference, validation, the results CSV) is common/.
+ */
+#ifndef NBODY_H
+#define NBODY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* S independent systems of N bodies each, as structure of arrays on the host, float32.
+ * Body i of system s is element s*N + i of every array. */
+typedef struct nb_state {
+    size_t systems;          /* S */
+    size_t bodies;           /* N, bodies per system */
+    float *x, *y, *z;        /* positions */
+    float *vx, *vy, *vz;     /* velocities (at half steps: see nb_step_run) */
+    float *m;                /* masses */
+    uint64_t step;           /* steps taken since the initial conditions */
+    double time;             /* simulated time */
+} nb_state;
+
+/* What a step reports back about how it ran (for the results CSV). */
+typedef struct nb_run_info {
+    unsigned block;          /* threads per block it used (GPU), 0 for CPU steps */
+    unsigned gpus;           /* GPUs it used, 0 for CPU steps */
+    char config[96];         /* its own knobs, e.g. "unroll=8 bodies/thread=4 slices=2" */
+} nb_run_info;
+
+struct nb_clock;             /* the timed region; see nb_region_begin() */
+struct nb_snapshot_sink;     /* where trajectory snapshots go; see nb_snapshot_emit() */
+
+/* One call of the time loop. */
+typedef struct nb_run {
+    uint64_t steps;          /* kick-drift steps to take */
+    float dt;                /* time step */
+    float eps2;              /* softening squared, > 0 (eps = 0 is carried as 1e-24: see common/README.md) */
+    unsigned block;          /* threads per block asked for on the command line, 0 = the step's default */
+    unsigned gpus;           /* GPUs asked for (--gpus), 0 = all visible */
+    int no_overlap;          /* --no-overlap: run copies and compute one after another (step07) */
+    uint64_t snapshot_every; /* steps between trajectory snapshots, 0 = none (only steps that say so) */
+    struct nb_snapshot_sink *sink;
+    struct nb_clock *clock;  /* NULL: not timed */
+    nb_run_info *info;       /* never NULL */
+} nb_run;
+
+/* THE CONTRACT. Advance every body of `state` by run->steps steps of
+ *
+ *     a_i = sum_j m_j (x_j - x_i) / (|x_j - x_i|^2 + eps^2)^(3/2)   (j over i's own system; j = i gives 0)
+ *     v_i += a_i dt                                                  (kick)
+ *     x_i += v_i dt                                                  (drift)
+ *
+ * in place, and return 0. Mark the time loop with nb_region_begin()/nb_region_end(); on any error
+ * print one line to stderr and return NB_EXIT_ERROR.
+ * The harness also measures the force evaluation through this function: one step from rest with
+ * dt = 1 leaves v = a exactly and x = x0 + a. */
+int nb_step_run(nb_state *state, const nb_run *run);
+
+/* Optional: a step that writes its own trajectory snapshots (overlapped with compute) defines
+ *     const unsigned nb_step_features = NB_FEATURE_SNAPSHOTS;
+ * otherwise the harness runs the loop in chunks of snapshot_every steps and writes them itself.
+ * The harness keeps state->step and state->time; a step sets them only on the views it emits. */
+#define NB_FEATURE_SNAPSHOTS 1u
+#define NB_FEATURE_MULTI_GPU 2u  /* the step uses --gpus G devices; the others use one */
+extern const unsigned nb_step_features;
+
+/* Mark the timed region (the time loop, without set-up and copies in and out).
+ * CPU steps: host monotonic clock. GPU steps: CUDA events on the current device (common/device.cu). */
+void nb_region_begin(const nb_run *run);
+void nb_region_end(const nb_run *run);
+
+/* Hand one snapshot to the harness (steps with NB_FEATURE_SNAPSHOTS). The harness copies `view`
+ * before returning and writes the file on a background thread. Returns 0 or NB_EXIT_ERROR. */
+int nb_snapshot_emit(const nb_run *run, const nb_state *view);
+
+/* Exit statuses shared by every program of the lab. */
+enum {
+    NB_EXIT_OK = 0,
+    NB_EXIT_MISMATCH = 1,    /* validation failed: the step computed something else */
+    NB_EXIT_ERROR = 2        /* bad input, missing GPU, out of memory, I/O or CUDA error */
+};
+
+/* Floats per body in the state (x, y, z, vx, vy, vz, m). */
+#define NB_FIELDS 7
+
+/* State helpers. nb_state_alloc returns 0, or NB_EXIT_ERROR after one line on stderr. */
+int nb_state_alloc(nb_state *s, size_t systems, size_t bodies);
+void nb_state_free(nb_state *s);
+void nb_state_copy(nb_state *dst, const nb_state *src);   /* same shape */
+float *nb_state_field(const nb_state *s, int k);          /* k = 0..6: x y z vx vy vz m */
+size_t nb_state_count(const nb_state *s);                 /* S*N */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

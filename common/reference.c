@@ -1,0 +1,146 @@
+/* reference.c: fp64 forces, integration and diagnostics. Deliberately plain: this is the truth. */
+#include "reference.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int nb_state64_alloc(nb_state64 *s, size_t systems, size_t bodies)
+{
+    memset(s, 0, sizeof *s);
+    uint64_t count, bytes;
+    if (nb_mul_overflows(systems, bodies, &count) || nb_mul_overflows(count, NB_FIELDS * sizeof(double), &bytes)) {
+        nb_error("%zu systems of %zu bodies do not fit in memory", systems, bodies);
+        return NB_EXIT_ERROR;
+    }
+    double *block = (double *)nb_malloc((size_t)bytes, "the fp64 reference");
+    if (!block)
+        return NB_EXIT_ERROR;
+    s->systems = systems;
+    s->bodies = bodies;
+    double **field[NB_FIELDS] = {&s->x, &s->y, &s->z, &s->vx, &s->vy, &s->vz, &s->m};
+    for (int k = 0; k < NB_FIELDS; ++k)
+        *field[k] = block + (size_t)k * count;
+    return NB_EXIT_OK;
+}
+
+void nb_state64_free(nb_state64 *s)
+{
+    free(s->x);
+    memset(s, 0, sizeof *s);
+}
+
+double *nb_state64_field(const nb_state64 *s, int k)
+{
+    double *const field[NB_FIELDS] = {s->x, s->y, s->z, s->vx, s->vy, s->vz, s->m};
+    return field[k];
+}
+
+void nb_state64_from(nb_state64 *dst, const nb_state *src)
+{
+    const size_t n = src->systems * src->bodies;
+    for (int k = 0; k < NB_FIELDS; ++k) {
+        const float *from = nb_state_field(src, k);
+        double *to = nb_state64_field(dst, k);
+        for (size_t i = 0; i < n; ++i)
+            to[i] = (double)from[i];
+    }
+    dst->step = src->step;
+    dst->time = src->time;
+}
+
+static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out)
+{
+    const size_t n = s->bodies, first = body / n * n;
+    const double xi = s->x[body], yi = s->y[body], zi = s->z[body];
+    double ax = 0.0, ay = 0.0, az = 0.0;
+    for (size_t j = first; j < first + n; ++j) {
+        if (j == body)
+            continue;
+        const double dx = s->x[j] - xi, dy = s->y[j] - yi, dz = s->z[j] - zi;
+        const double d2 = dx * dx + dy * dy + dz * dz + eps2;
+        const double inv = 1.0 / sqrt(d2);
+        const double f = s->m[j] * inv * inv * inv;
+        ax += dx * f;
+        ay += dy * f;
+        az += dz * f;
+    }
+    out[0] = ax;
+    out[1] = ay;
+    out[2] = az;
+}
+
+void nb_ref_accel(const nb_state64 *s, double eps2, const size_t *index, size_t count,
+                  double *ax, double *ay, double *az)
+{
+    const size_t total = index ? count : s->systems * s->bodies;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (size_t k = 0; k < total; ++k) {
+        double a[3];
+        accel_of(s, eps2, index ? index[k] : k, a);
+        ax[k] = a[0];
+        ay[k] = a[1];
+        az[k] = a[2];
+    }
+}
+
+int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2)
+{
+    const size_t n = s->systems * s->bodies;
+    double *acc = (double *)nb_malloc(3 * n * sizeof(double), "the fp64 reference accelerations");
+    if (!acc)
+        return NB_EXIT_ERROR;
+    for (uint64_t k = 0; k < steps; ++k) {
+        nb_ref_accel(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n);
+        for (size_t i = 0; i < n; ++i) {
+            s->vx[i] += acc[i] * dt;
+            s->vy[i] += acc[n + i] * dt;
+            s->vz[i] += acc[2 * n + i] * dt;
+            s->x[i] += s->vx[i] * dt;
+            s->y[i] += s->vy[i] * dt;
+            s->z[i] += s->vz[i] * dt;
+        }
+        s->step += 1;
+        s->time += dt;
+    }
+    free(acc);
+    return NB_EXIT_OK;
+}
+
+void nb_diagnostics(const nb_state64 *s, double eps2, nb_diag *d)
+{
+    memset(d, 0, sizeof *d);
+    const size_t n = s->bodies, total = s->systems * n;
+    double kinetic = 0.0, potential = 0.0;
+    for (size_t i = 0; i < total; ++i) {
+        const double m = s->m[i];
+        const double v[3] = {s->vx[i], s->vy[i], s->vz[i]}, x[3] = {s->x[i], s->y[i], s->z[i]};
+        d->mass += m;
+        kinetic += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        for (int k = 0; k < 3; ++k) {
+            d->momentum[k] += m * v[k];
+            d->com[k] += m * x[k];
+        }
+        d->angular[0] += m * (x[1] * v[2] - x[2] * v[1]);
+        d->angular[1] += m * (x[2] * v[0] - x[0] * v[2]);
+        d->angular[2] += m * (x[0] * v[1] - x[1] * v[0]);
+    }
+    /* Pairs i < j of each system, with the same softening the forces use. */
+#pragma omp parallel for reduction(+ : potential) schedule(dynamic, 16)
+    for (size_t i = 0; i < total; ++i) {
+        const size_t end = i / n * n + n;
+        double w = 0.0;
+        for (size_t j = i + 1; j < end; ++j) {
+            const double dx = s->x[j] - s->x[i], dy = s->y[j] - s->y[i], dz = s->z[j] - s->z[i];
+            w -= s->m[j] / sqrt(dx * dx + dy * dy + dz * dz + eps2);
+        }
+        potential += s->m[i] * w;
+    }
+    for (int k = 0; k < 3; ++k)
+        d->com[k] = d->mass > 0.0 ? d->com[k] / d->mass : 0.0;
+    d->kinetic = kinetic;
+    d->potential = potential;
+    d->energy = kinetic + potential;
+    d->virial_ratio = potential < 0.0 ? -kinetic / potential : 0.0;
+}

@@ -1,0 +1,50 @@
+/* reference.h: the fp64 reference every step is validated against, and fp64 diagnostics. */
+#ifndef NB_REFERENCE_H
+#define NB_REFERENCE_H
+
+#include "nbody.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The same layout as nb_state, in double precision. */
+typedef struct nb_state64 {
+    size_t systems, bodies;
+    double *x, *y, *z, *vx, *vy, *vz, *m;
+    uint64_t step;
+    double time;
+} nb_state64;
+
+int nb_state64_alloc(nb_state64 *s, size_t systems, size_t bodies);
+void nb_state64_free(nb_state64 *s);
+double *nb_state64_field(const nb_state64 *s, int k);
+/* Widen a float state (exactly) into an allocated nb_state64 of the same shape. */
+void nb_state64_from(nb_state64 *dst, const nb_state *src);
+
+/* Accelerations of the bodies listed in `index` (all S*N bodies if index is NULL; then count is
+ * ignored), into ax/ay/az[k] for the k-th listed body. j = i is skipped, so eps2 = 0 is allowed.
+ * Parallel over bodies with OpenMP; each body's sum runs in j order, so the result does not depend
+ * on the number of threads. */
+void nb_ref_accel(const nb_state64 *s, double eps2, const size_t *index, size_t count,
+                  double *ax, double *ay, double *az);
+
+/* `steps` kick-drift steps in fp64 (the physics contract of nbody.h). Returns 0 or NB_EXIT_ERROR. */
+int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2);
+
+/* Diagnostics of the whole state (all systems together), in fp64 with the same softening. */
+typedef struct nb_diag {
+    double mass;
+    double kinetic, potential, energy;
+    double virial_ratio;      /* -K/W: 0.5 in equilibrium */
+    double momentum[3];       /* sum m v */
+    double angular[3];        /* sum m x cross v */
+    double com[3];            /* centre of mass */
+} nb_diag;
+
+void nb_diagnostics(const nb_state64 *s, double eps2, nb_diag *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,257 @@
+/* results.c: writing and reading the results CSV. */
+#define _POSIX_C_SOURCE 200809L
+#include "results.h"
+#include "nbody.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *nb_utc_now(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+typedef struct line {
+    char buf[2048];
+    size_t len;
+} line;
+
+static void add(line *l, const char *fmt, ...)
+{
+    if (l->len >= sizeof l->buf)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(l->buf + l->len, sizeof l->buf - l->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        l->len += (size_t)n;
+}
+
+/* Text fields lose commas, quotes and line breaks: the CSV has no quoting. */
+static void add_text(line *l, const char *s, int last)
+{
+    char clean[256];
+    size_t k = 0;
+    for (const char *p = s ? s : ""; *p && k + 1 < sizeof clean; ++p)
+        clean[k++] = (*p == ',' || *p == '"' || *p == '\n' || *p == '\r') ? ' ' : *p;
+    clean[k] = '\0';
+    add(l, last ? "%s\n" : "%s,", clean);
+}
+
+/* Negative means "not measured": an empty field. */
+static void add_num(line *l, double v)
+{
+    if (v < 0.0)
+        add(l, ",");
+    else
+        add(l, "%.6g,", v);
+}
+
+int nb_results_append(const char *path, const nb_result *r)
+{
+    line l = {{0}, 0};
+    add_text(&l, r->step, 0);
+    add_text(&l, r->name, 0);
+    add_text(&l, r->build, 0);
+    add_text(&l, r->tag, 0);
+    add_text(&l, r->model, 0);
+    add_text(&l, r->masses, 0);
+    add(&l, "%llu,%llu,%llu,%.9g,%.9g,%llu,%llu,", (unsigned long long)r->systems, (unsigned long long)r->bodies,
+        (unsigned long long)r->steps, r->dt, r->eps, (unsigned long long)r->seed, (unsigned long long)r->repeat);
+    add_num(&l, r->e2e_s);
+    add_num(&l, r->e2e_min_s);
+    add_num(&l, r->e2e_max_s);
+    add_num(&l, r->kernel_s);
+    add_num(&l, r->kernel_min_s);
+    add_num(&l, r->kernel_max_s);
+    add_num(&l, r->ginteractions_s);
+    add_num(&l, r->gflops);
+    add_num(&l, r->acc_rms);
+    add_num(&l, r->acc_max);
+    add_num(&l, r->state_pos);
+    add_num(&l, r->state_vel);
+    add(&l, "%llu,", (unsigned long long)r->checked);
+    add_text(&l, r->pass, 0);
+    add_text(&l, r->device, 0);
+    add(&l, "%u,%u,%u,", r->gpus, r->threads, r->block);
+    add_num(&l, r->clock_mhz > 0.0 ? r->clock_mhz : -1.0);
+    add_text(&l, r->config, 0);
+    add_text(&l, r->date, 0);
+    add_text(&l, r->commit, 1);
+    if (l.len >= sizeof l.buf) {
+        nb_error("results row too long for %s", path);
+        return NB_EXIT_ERROR;
+    }
+
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd < 0) {
+        nb_error("cannot write %s: %s", path, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    /* An exclusive lock covers the header check and the write when runs share a file. */
+    struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    while (fcntl(fd, F_SETLKW, &lock) != 0 && errno == EINTR)
+        ;
+    struct stat st;
+    int rc = NB_EXIT_OK;
+    if (fstat(fd, &st) == 0 && st.st_size > 0) {
+        char first[sizeof NB_RESULTS_HEADER + 1];
+        ssize_t got = pread(fd, first, sizeof first, 0);
+        if (got < (ssize_t)sizeof first - 1 || memcmp(first, NB_RESULTS_HEADER, sizeof first - 2) != 0 ||
+            first[sizeof first - 2] != '\n') {
+            nb_error("%s has another header than this lab's results (move it away or pick another --csv)", path);
+            rc = NB_EXIT_ERROR;
+        }
+    } else {
+        const char *h = NB_RESULTS_HEADER "\n";
+        if (write(fd, h, strlen(h)) != (ssize_t)strlen(h))
+            rc = NB_EXIT_ERROR;
+    }
+    if (rc == NB_EXIT_OK && write(fd, l.buf, l.len) != (ssize_t)l.len) {
+        nb_error("cannot write %s: %s", path, strerror(errno));
+        rc = NB_EXIT_ERROR;
+    }
+    if (close(fd) != 0 && rc == NB_EXIT_OK) {
+        nb_error("cannot write %s: %s", path, strerror(errno));
+        rc = NB_EXIT_ERROR;
+    }
+    return rc;
+}
+
+/* ---- reading --------------------------------------------------------------------------- */
+
+static size_t split(char *s, char **out, size_t max)
+{
+    size_t n = 0;
+    for (;;) {
+        if (n < max)
+            out[n] = s;
+        ++n;
+        char *comma = strchr(s, ',');
+        if (!comma)
+            break;
+        *comma = '\0';
+        s = comma + 1;
+    }
+    return n;
+}
+
+int nb_csv_read(const char *path, nb_csv *csv)
+{
+    memset(csv, 0, sizeof *csv);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        nb_error("cannot read %s: %s", path, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    if (size <= 0) {
+        fclose(f);
+        nb_error("%s: empty, no header", path);
+        return NB_EXIT_ERROR;
+    }
+    csv->text = (char *)nb_malloc((size_t)size + 1, "a CSV file");
+    if (!csv->text || fread(csv->text, 1, (size_t)size, f) != (size_t)size) {
+        fclose(f);
+        nb_csv_free(csv);
+        if (csv->text)
+            nb_error("cannot read %s", path);
+        return NB_EXIT_ERROR;
+    }
+    fclose(f);
+    csv->text[size] = '\0';
+
+    size_t lines = 0;
+    for (char *p = csv->text; *p; ++p)
+        lines += *p == '\n';
+    char **line_start = (char **)nb_malloc((lines + 1) * sizeof(char *), "a CSV file");
+    if (!line_start) {
+        nb_csv_free(csv);
+        return NB_EXIT_ERROR;
+    }
+    size_t count = 0;
+    for (char *p = csv->text; *p;) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        if (*p)
+            line_start[count++] = p;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    if (count == 0) {
+        free(line_start);
+        nb_csv_free(csv);
+        nb_error("%s: empty, no header", path);
+        return NB_EXIT_ERROR;
+    }
+    csv->columns = split(line_start[0], NULL, 0);
+    csv->header = (char **)nb_malloc(csv->columns * sizeof(char *), "a CSV file");
+    csv->cell = (char ***)nb_malloc(count * sizeof(char **), "a CSV file");
+    if (!csv->header || !csv->cell) {
+        free(line_start);
+        nb_csv_free(csv);
+        return NB_EXIT_ERROR;
+    }
+    split(line_start[0], csv->header, csv->columns);
+    for (size_t r = 1; r < count; ++r) {
+        char **cells = (char **)calloc(csv->columns, sizeof(char *));
+        if (!cells) {
+            free(line_start);
+            nb_csv_free(csv);
+            nb_error("out of host memory reading %s", path);
+            return NB_EXIT_ERROR;
+        }
+        const size_t n = split(line_start[r], cells, csv->columns);
+        if (n != csv->columns) {
+            free(cells);
+            free(line_start);
+            nb_error("%s: line %zu has %zu fields, the header %zu", path, r + 1, n, csv->columns);
+            nb_csv_free(csv);
+            return NB_EXIT_ERROR;
+        }
+        csv->cell[csv->rows++] = cells;
+    }
+    free(line_start);
+    return NB_EXIT_OK;
+}
+
+void nb_csv_free(nb_csv *csv)
+{
+    for (size_t r = 0; r < csv->rows; ++r)
+        free(csv->cell[r]);
+    free(csv->cell);
+    free(csv->header);
+    free(csv->text);
+    memset(csv, 0, sizeof *csv);
+}
+
+int nb_csv_column(const nb_csv *csv, const char *name)
+{
+    for (size_t c = 0; c < csv->columns; ++c)
+        if (!strcmp(csv->header[c], name))
+            return (int)c;
+    return -1;
+}
+
+const char *nb_csv_get(const nb_csv *csv, size_t r, const char *name)
+{
+    const int c = nb_csv_column(csv, name);
+    return c < 0 || r >= csv->rows ? "" : csv->cell[r][c];
+}

@@ -1,0 +1,25 @@
+/* sink.h: trajectory snapshots written on a background thread, off the time loop's critical path. */
+#ifndef NB_SINK_H
+#define NB_SINK_H
+
+#include "nbody.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct nb_snapshot_sink nb_snapshot_sink;
+
+/* Files go to DIR/snap-<step>.nbs. Returns NULL after one line on stderr. */
+nb_snapshot_sink *nb_sink_open(const char *dir, double eps, double dt);
+/* Queue a copy of `view` (blocks while three are already waiting). 0 or NB_EXIT_ERROR. */
+int nb_sink_push(nb_snapshot_sink *sink, const nb_state *view);
+/* Wait for every queued file; 0, or NB_EXIT_ERROR if any write failed. */
+int nb_sink_flush(nb_snapshot_sink *sink);
+/* Flush and free. 0 or NB_EXIT_ERROR. */
+int nb_sink_close(nb_snapshot_sink *sink);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

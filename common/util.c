@@ -1,0 +1,87 @@
+/* util.c: error lines, checked allocation, checked size arithmetic. */
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *progname = "nbody";
+
+void nb_set_progname(const char *name)
+{
+    if (name && *name)
+        progname = name;
+}
+
+const char *nb_progname(void) { return progname; }
+
+static void vline(const char *fmt, va_list ap)
+{
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    /* One line, whatever the caller passed in. */
+    for (char *p = buf; *p; ++p)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(stderr, "%s: %s\n", progname, buf);
+}
+
+void nb_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vline(fmt, ap);
+    va_end(ap);
+}
+
+void nb_die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vline(fmt, ap);
+    va_end(ap);
+    exit(code);
+}
+
+void *nb_malloc(size_t bytes, const char *what)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        char buf[32];
+        nb_error("out of host memory: %s needs %s", what, nb_format_bytes(bytes, buf, sizeof buf));
+    }
+    return p;
+}
+
+int nb_mul_overflows(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+
+uint64_t nb_host_memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            break;
+    fclose(f);
+    return (uint64_t)kib * 1024u;
+}
+
+const char *nb_format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 6) {
+        v /= 1024.0;
+        ++u;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    return buf;
+}

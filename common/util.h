@@ -1,0 +1,36 @@
+/* util.h: error lines, checked allocation, checked size arithmetic, the program's name. */
+#ifndef NB_UTIL_H
+#define NB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every message starts with the program's name: "step03_tiling: ...". */
+void nb_set_progname(const char *name);
+const char *nb_progname(void);
+
+/* One line on stderr, prefixed with the program's name. */
+void nb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same line, then exit(code). */
+void nb_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+/* malloc that says what it could not allocate; NULL after one line on stderr. */
+void *nb_malloc(size_t bytes, const char *what);
+
+/* a*b into *out; returns 1 on overflow. */
+int nb_mul_overflows(uint64_t a, uint64_t b, uint64_t *out);
+
+/* Host memory the kernel says is available (MemAvailable), or 0 if unknown. */
+uint64_t nb_host_memory_available(void);
+
+/* "1.5 GiB" style size, into buf. */
+const char *nb_format_bytes(uint64_t bytes, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

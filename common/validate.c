@@ -1,0 +1,201 @@
+/* validate.c: the comparisons behind every PASS and FAIL of the lab. */
+#include "validate.h"
+#include "util.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nb_check_init(nb_check *c) { memset(c, 0, sizeof *c); }
+
+static double growth(size_t bodies) { return bodies > 16384 ? sqrt((double)bodies / 16384.0) : 1.0; }
+double nb_tol_acc_max(size_t bodies) { return NB_TOL_ACC_MAX * growth(bodies); }
+double nb_tol_acc_rms(size_t bodies) { return NB_TOL_ACC_RMS * growth(bodies); }
+
+static double norm3(double a, double b, double c) { return sqrt(a * a + b * b + c * c); }
+
+/* err replaces the worst so far if larger, or NaN; once the worst is NaN it stays. */
+static int worse(double err, double worst) { return !(err <= worst) && !isnan(worst); }
+
+/* Note the first non-finite value the step returned. */
+static void scan_finite(nb_check *c, const nb_state *s)
+{
+    const size_t n = nb_state_count(s);
+    for (int k = 0; k < NB_FIELDS - 1 && !c->nonfinite; ++k) {
+        const float *f = nb_state_field(s, k);
+        for (size_t i = 0; i < n; ++i)
+            if (!isfinite(f[i])) {
+                c->nonfinite = 1;
+                c->nonfinite_body = i;
+                break;
+            }
+    }
+}
+
+int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, const size_t *index,
+                   size_t count, const double *ax, const double *ay, const double *az)
+{
+    const size_t n = before->bodies, systems = before->systems;
+    if (!index)
+        count = systems * n;
+    /* Each system's rms |a| sets the floor under small accelerations. */
+    double *floor_of = (double *)calloc(systems, sizeof(double));
+    size_t *seen = (size_t *)calloc(systems, sizeof(size_t));
+    if (!floor_of || !seen) {
+        free(floor_of);
+        free(seen);
+        nb_error("out of host memory for validation");
+        return NB_EXIT_ERROR;
+    }
+    for (size_t k = 0; k < count; ++k) {
+        const size_t sys = (index ? index[k] : k) / n;
+        floor_of[sys] += ax[k] * ax[k] + ay[k] * ay[k] + az[k] * az[k];
+        seen[sys] += 1;
+    }
+    for (size_t s = 0; s < systems; ++s) {
+        const double rms = seen[s] ? sqrt(floor_of[s] / (double)seen[s]) : 0.0;
+        /* A system with no force at all (N = 1) must come back with exactly zero. */
+        floor_of[s] = rms > 0.0 ? NB_ACC_FLOOR * rms : DBL_MIN;
+    }
+
+    double sum2 = 0.0;
+    c->acc_max = 0.0;
+    c->order_max = 0.0;
+    for (size_t k = 0; k < count; ++k) {
+        const size_t i = index ? index[k] : k;
+        const double want[3] = {ax[k], ay[k], az[k]};
+        const double got[3] = {after->vx[i], after->vy[i], after->vz[i]};
+        const double scale = fmax(norm3(want[0], want[1], want[2]), floor_of[i / n]);
+        const double err = norm3(got[0] - want[0], got[1] - want[1], got[2] - want[2]) / scale;
+        /* Kick then drift: x1 = x0 + v1 * 1, rounded once (2^-24 |x1| per component, twice that allowed).
+         * Drift-then-kick leaves x1 = x0: an error of 1. */
+        const double x0[3] = {before->x[i], before->y[i], before->z[i]};
+        const double x1[3] = {after->x[i], after->y[i], after->z[i]};
+        const double rounding = 0x1p-23 * (norm3(x0[0], x0[1], x0[2]) + norm3(x1[0], x1[1], x1[2]));
+        const double slip = norm3(x1[0] - x0[0] - got[0], x1[1] - x0[1] - got[1], x1[2] - x0[2] - got[2]);
+        const double order = (slip > rounding ? slip - rounding : isnan(slip) ? slip : 0.0) / scale;
+        sum2 += err * err;
+        if (worse(err, c->acc_max) || k == 0) {
+            c->acc_max = err;
+            c->acc_worst = i;
+            memcpy(c->acc_got, got, sizeof got);
+            memcpy(c->acc_want, want, sizeof want);
+        }
+        if (worse(order, c->order_max)) {
+            c->order_max = order;
+            c->order_worst = i;
+        }
+    }
+    c->acc_rms = count ? sqrt(sum2 / (double)count) : 0.0;
+    c->compared = count;
+    c->tol_max = nb_tol_acc_max(n);
+    c->tol_rms = nb_tol_acc_rms(n);
+    c->acc_done = 1;
+    scan_finite(c, after);
+    free(floor_of);
+    free(seen);
+    return NB_EXIT_OK;
+}
+
+/* Per system: the larger of the rms distance from the mean and the rms distance from the origin,
+ * so a single body or a system at rest still has a scale. */
+static void system_scale(const double *x, const double *y, const double *z, size_t first, size_t n, double *scale)
+{
+    double mean[3] = {0, 0, 0}, around = 0.0, origin = 0.0;
+    for (size_t i = first; i < first + n; ++i) {
+        mean[0] += x[i];
+        mean[1] += y[i];
+        mean[2] += z[i];
+    }
+    for (int d = 0; d < 3; ++d)
+        mean[d] /= (double)n;
+    for (size_t i = first; i < first + n; ++i) {
+        const double a = x[i] - mean[0], b = y[i] - mean[1], c = z[i] - mean[2];
+        around += a * a + b * b + c * c;
+        origin += x[i] * x[i] + y[i] * y[i] + z[i] * z[i];
+    }
+    *scale = fmax(sqrt(around / (double)n), sqrt(origin / (double)n));
+    if (!(*scale > 0.0))
+        *scale = DBL_MIN; /* everything at zero: the step must return exactly zero */
+}
+
+int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want)
+{
+    const size_t n = got->bodies;
+    c->pos_max = 0.0;
+    c->vel_max = 0.0;
+    for (size_t s = 0; s < got->systems; ++s) {
+        const size_t first = s * n;
+        double rs, vs;
+        system_scale(want->x, want->y, want->z, first, n, &rs);
+        system_scale(want->vx, want->vy, want->vz, first, n, &vs);
+        for (size_t i = first; i < first + n; ++i) {
+            const double pg[3] = {got->x[i], got->y[i], got->z[i]}, pw[3] = {want->x[i], want->y[i], want->z[i]};
+            const double vg[3] = {got->vx[i], got->vy[i], got->vz[i]}, vw[3] = {want->vx[i], want->vy[i], want->vz[i]};
+            const double pe = norm3(pg[0] - pw[0], pg[1] - pw[1], pg[2] - pw[2]) / rs;
+            const double ve = norm3(vg[0] - vw[0], vg[1] - vw[1], vg[2] - vw[2]) / vs;
+            if (worse(pe, c->pos_max)) {
+                c->pos_max = pe;
+                c->pos_worst = i;
+                memcpy(c->pos_got, pg, sizeof pg);
+                memcpy(c->pos_want, pw, sizeof pw);
+            }
+            if (worse(ve, c->vel_max)) {
+                c->vel_max = ve;
+                c->vel_worst = i;
+                memcpy(c->vel_got, vg, sizeof vg);
+                memcpy(c->vel_want, vw, sizeof vw);
+            }
+        }
+    }
+    c->state_done = 1;
+    scan_finite(c, got);
+    return NB_EXIT_OK;
+}
+
+int nb_check_passed(const nb_check *c)
+{
+    if (c->nonfinite)
+        return 0;
+    if (c->acc_done && (!(c->acc_max <= c->tol_max) || !(c->acc_rms <= c->tol_rms) ||
+                        !(c->order_max <= NB_TOL_ORDER)))
+        return 0;
+    if (c->state_done && (!(c->pos_max <= NB_TOL_STATE) || !(c->vel_max <= NB_TOL_STATE)))
+        return 0;
+    return 1;
+}
+
+static const char *verdict(double err, double tol) { return err <= tol ? "ok" : "FAIL"; }
+
+static void body_line(FILE *f, const char *what, size_t body, size_t bodies, const double got[3], const double want[3])
+{
+    fprintf(f, "    worst %s: body %zu of system %zu: got (%.9g, %.9g, %.9g), want (%.9g, %.9g, %.9g)\n", what,
+            body % bodies, body / bodies, got[0], got[1], got[2], want[0], want[1], want[2]);
+}
+
+void nb_check_print(FILE *f, const nb_check *c, size_t bodies)
+{
+    if (c->acc_done) {
+        fprintf(f, "  acceleration (%zu bodies): rms %.2e (tol %.1e) %s, max %.2e (tol %.1e) %s; kick-then-drift %.2e (tol %.0e) %s\n",
+                c->compared, c->acc_rms, c->tol_rms, verdict(c->acc_rms, c->tol_rms), c->acc_max, c->tol_max,
+                verdict(c->acc_max, c->tol_max), c->order_max, NB_TOL_ORDER, verdict(c->order_max, NB_TOL_ORDER));
+        if (!(c->acc_max <= c->tol_max))
+            body_line(f, "acceleration", c->acc_worst, bodies, c->acc_got, c->acc_want);
+        if (!(c->order_max <= NB_TOL_ORDER))
+            fprintf(f, "    worst kick-then-drift: body %zu of system %zu moved by something else than its new velocity\n",
+                    c->order_worst % bodies, c->order_worst / bodies);
+    }
+    if (c->state_done) {
+        fprintf(f, "  state after %d steps: positions %.2e %s, velocities %.2e %s (tol %.0e of the system's scale)\n",
+                NB_CHECK_STEPS, c->pos_max, verdict(c->pos_max, NB_TOL_STATE), c->vel_max,
+                verdict(c->vel_max, NB_TOL_STATE), NB_TOL_STATE);
+        if (!(c->pos_max <= NB_TOL_STATE))
+            body_line(f, "position", c->pos_worst, bodies, c->pos_got, c->pos_want);
+        if (!(c->vel_max <= NB_TOL_STATE))
+            body_line(f, "velocity", c->vel_worst, bodies, c->vel_got, c->vel_want);
+    }
+    if (c->nonfinite)
+        fprintf(f, "  non-finite value (NaN or inf) returned for body %zu of system %zu\n",
+                c->nonfinite_body % bodies, c->nonfinite_body / bodies);
+}

@@ -1,0 +1,69 @@
+/* validate.h: comparing a step with the fp64 reference. Every comparison is written !(err <= tol),
+ * so a NaN fails; the worst body is kept for the report. */
+#ifndef NB_VALIDATE_H
+#define NB_VALIDATE_H
+
+#include <stdio.h>
+
+#include "nbody.h"
+#include "reference.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tolerances, calibrated in common/README.md ("Validation"). The acceleration tolerances hold up to
+ * N = 16384 and grow like sqrt(N) beyond, as the rounding error of an fp32 sum of N terms does. */
+#define NB_TOL_ACC_MAX 2e-4      /* worst body's relative acceleration error */
+#define NB_TOL_ACC_RMS 2e-5      /* rms over bodies of the same */
+#define NB_TOL_ORDER 1e-4        /* x1 - x0 against v1 after one step from rest (kick, then drift), beyond rounding */
+#define NB_TOL_STATE 1e-4        /* positions and velocities after NB_CHECK_STEPS steps, over the system's scale */
+#define NB_ACC_FLOOR 0.1         /* bodies with |a| under this fraction of their system's rms are measured against it */
+#define NB_CHECK_STEPS 4         /* steps of the state check ... */
+#define NB_CHECK_DT 1e-3         /* ... of dt = min(--dt, this), so close encounters stay tame */
+
+/* The acceleration tolerances for N bodies per system. */
+double nb_tol_acc_max(size_t bodies);
+double nb_tol_acc_rms(size_t bodies);
+
+typedef struct nb_check {
+    /* Accelerations: one step from rest with dt = 1 gives v = a and x = x0 + a. */
+    int acc_done;
+    size_t compared;            /* bodies compared (all, or a sample at large N) */
+    double tol_max, tol_rms;    /* nb_tol_acc_max/rms of this N */
+    double acc_rms, acc_max;
+    size_t acc_worst;
+    double acc_got[3], acc_want[3];
+    double order_max;           /* |(x1 - x0) - v1| beyond fp32 rounding, over the same denominator */
+    size_t order_worst;
+    /* Positions and velocities after NB_CHECK_STEPS steps. */
+    int state_done;
+    double pos_max, vel_max;
+    size_t pos_worst, vel_worst;
+    double pos_got[3], pos_want[3], vel_got[3], vel_want[3];
+    /* Anything non-finite anywhere in what the step returned. */
+    int nonfinite;
+    size_t nonfinite_body;
+} nb_check;
+
+void nb_check_init(nb_check *c);
+
+/* `before`: the initial state; `after`: the step's state after one step from rest with dt = 1;
+ * ax/ay/az[k]: reference acceleration of body index[k] (all bodies in order if index is NULL).
+ * Returns 0 on success, NB_EXIT_ERROR if memory ran out. */
+int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, const size_t *index,
+                   size_t count, const double *ax, const double *ay, const double *az);
+
+/* `got`: the step's state after NB_CHECK_STEPS steps; `want`: the reference's. */
+int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want);
+
+/* 1 if everything that was checked is within tolerance and finite. */
+int nb_check_passed(const nb_check *c);
+
+/* A few lines: errors against tolerances, PASS/FAIL, and on failure the worst body with its values. */
+void nb_check_print(FILE *f, const nb_check *c, size_t bodies);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
