@@ -90,7 +90,8 @@ static void usage(FILE *f, const char *step, const char *summary)
             "      --model MODEL       plummer (default), uniform or collision\n"
             "      --masses MASSES     equal (default, m = 1/N) or random (uniform in [0.5,1.5), total 1)\n"
             "      --seed SEED         random seed (default 42)\n"
-            "  -i, --input FILE        start from a snapshot file instead of a model\n"
+            "  -i, --input FILE        start from a snapshot file instead of a model (its dt and eps are\n"
+            "                          the defaults then)\n"
             "\n"
             "Integration\n"
             "  -k, --steps K           time steps (default 10)\n"
@@ -196,8 +197,14 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
             rc = nb_parse_u64(optarg, "--seed", 0, UINT64_MAX, &o->seed);
             o->seed_set = 1;
             break;
-        case OPT_DT: rc = nb_parse_double(optarg, "--dt", 0.0, 1e6, 0, &o->dt); break;
-        case OPT_EPS: rc = nb_parse_double(optarg, "--eps", 0.0, 1e6, 1, &o->eps); break;
+        case OPT_DT:
+            rc = nb_parse_double(optarg, "--dt", 0.0, 1e6, 0, &o->dt);
+            o->dt_set = 1;
+            break;
+        case OPT_EPS:
+            rc = nb_parse_double(optarg, "--eps", 0.0, 1e6, 1, &o->eps);
+            o->eps_set = 1;
+            break;
         case OPT_MODEL:
             o->model_set = 1;
             if (!strcmp(optarg, "plummer"))

@@ -29,6 +29,7 @@ typedef struct nb_options {
     int no_overlap, quiet, diagnostics, validate_only;
     nb_validate_mode validate;
     int bodies_set, systems_set, model_set, masses_set, seed_set; /* conflicts with --input */
+    int dt_set, eps_set;                                          /* else --input's header gives them */
 } nb_options;
 
 /* Parse argv into *o (defaults first). Returns -1 to go on, or an exit status: 0 after --help or

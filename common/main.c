@@ -359,7 +359,7 @@ static int reject_coincident(const nb_state *s)
 
 static int setup(harness *h)
 {
-    const nb_options *o = &h->o;
+    nb_options *o = &h->o;
     if (!nb_platform_is_gpu() && (o->block || o->gpus || o->no_overlap)) {
         nb_error("--block, --gpus and --no-overlap are for the GPU steps; %s runs on the CPU", NB_STEP_NAME);
         return NB_EXIT_ERROR;
@@ -379,6 +379,10 @@ static int setup(harness *h)
         if (rc != NB_EXIT_OK)
             return rc;
         h->input_crc = nb_snapshot_crc(o->input);
+        if (!o->dt_set && info.dt > 0.0)
+            o->dt = info.dt;
+        if (!o->eps_set && info.eps >= 0.0)
+            o->eps = info.eps;
         systems = h->initial.systems;
         bodies = h->initial.bodies;
     }
