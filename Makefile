@@ -15,6 +15,8 @@ endif
 NVCC      ?= nvcc
 BUILD     ?= build
 CFLAGS    ?= -O2 -g
+LDFLAGS   ?=
+NVCC_LDFLAGS ?=
 NVCCFLAGS ?= -O3 -lineinfo
 # Where Debian packages were unpacked by hand (GPU machines without apt): their headers and libraries.
 DEPS_ROOT ?=
@@ -94,7 +96,7 @@ $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.c steps.list | $(BUILD)/.deps-zlib
 
 $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/host.o $(LIBNBODY)
 	@mkdir -p $$(@D)
-	$$(CC) -fopenmp -o $$@ $$^ $$(LDLIBS)
+	$$(CC) -fopenmp $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 else
 $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.list
 	@mkdir -p $$(@D)
@@ -102,7 +104,7 @@ $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.li
 
 $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/device.o $(LIBNBODY)
 	@mkdir -p $$(@D)
-	$$(NVCC) -arch=sm_$$(CUDA_ARCH) -o $$@ $$^ -Xcompiler -fopenmp $$(LDLIBS)
+	$$(NVCC) -arch=sm_$$(CUDA_ARCH) -o $$@ $$^ -Xcompiler -fopenmp $$(NVCC_LDFLAGS) $$(LDLIBS)
 endif
 
 .PHONY: step$(1)
