@@ -77,6 +77,64 @@ void nb_unpack_bodies(const nb_body *in, nb_state *s)
     }
 }
 
+nb_body *nbd_bodies_upload(const nb_state *s)
+{
+    const size_t total = nb_state_count(s);
+    nb_body *host = (nb_body *)nbd_malloc_host(total * sizeof(nb_body), "the bodies");
+    nb_pack_bodies(s, host);
+    nb_body *bodies = (nb_body *)nbd_malloc(total * sizeof(nb_body), "the bodies");
+    NB_CUDA(cudaMemcpy(bodies, host, total * sizeof(nb_body), cudaMemcpyHostToDevice));
+    NB_CUDA(cudaFreeHost(host));
+    return bodies;
+}
+
+void nbd_bodies_download(nb_body *bodies, nb_state *s)
+{
+    const size_t total = nb_state_count(s);
+    nb_body *host = (nb_body *)nbd_malloc_host(total * sizeof(nb_body), "the bodies");
+    NB_CUDA(cudaMemcpy(host, bodies, total * sizeof(nb_body), cudaMemcpyDeviceToHost));
+    nb_unpack_bodies(host, s);
+    NB_CUDA(cudaFreeHost(host));
+    NB_CUDA(cudaFree(bodies));
+}
+
+void nbd_soa_upload(const nb_state *s, nbd_soa *d)
+{
+    const size_t bytes = nb_state_count(s) * sizeof(float);
+    float **to[NB_FIELDS] = {&d->x, &d->y, &d->z, &d->vx, &d->vy, &d->vz, &d->m};
+    for (int k = 0; k < NB_FIELDS; ++k) {
+        *to[k] = (float *)nbd_malloc(bytes, "the bodies");
+        NB_CUDA(cudaMemcpy(*to[k], nb_state_field(s, k), bytes, cudaMemcpyHostToDevice));
+    }
+}
+
+void nbd_soa_download(nbd_soa *d, nb_state *s)
+{
+    const size_t bytes = nb_state_count(s) * sizeof(float);
+    float *from[NB_FIELDS] = {d->x, d->y, d->z, d->vx, d->vy, d->vz, d->m};
+    for (int k = 0; k < NB_FIELDS; ++k) {
+        if (k < NB_FIELDS - 1) /* masses do not change */
+            NB_CUDA(cudaMemcpy(nb_state_field(s, k), from[k], bytes, cudaMemcpyDeviceToHost));
+        NB_CUDA(cudaFree(from[k]));
+    }
+    memset(d, 0, sizeof *d);
+}
+
+unsigned nbd_system_rows(size_t systems) { return systems < 65535 ? (unsigned)systems : 65535u; }
+
+int nbd_slices(const void *kernel, int block, size_t shared, size_t row_blocks, size_t systems, int tiles)
+{
+    int per_sm = 0;
+    NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, shared));
+    const double resident = (double)(per_sm > 0 ? per_sm : 1) * nbd_sm_count();
+    const double blocks = (double)row_blocks * (double)systems;
+    int slices = blocks >= resident ? 1 : (int)(resident / blocks);
+    slices = slices < 1 ? 1 : slices > tiles ? tiles : slices;
+    /* Equal slices: as many tiles each as the slice count needs, then no empty slice at the end. */
+    const int per_slice = (tiles + slices - 1) / slices;
+    return (tiles + per_slice - 1) / per_slice;
+}
+
 /* ---- platform.h ------------------------------------------------------------------------ */
 
 int nb_platform_open(unsigned gpus)

@@ -35,6 +35,25 @@ typedef struct nb_body {
 void nb_pack_bodies(const nb_state *s, nb_body *out);
 void nb_unpack_bodies(const nb_body *in, nb_state *s);
 
+/* Copy the state to a new device array of nb_body, and back (then free it). */
+nb_body *nbd_bodies_upload(const nb_state *s);
+void nbd_bodies_download(nb_body *bodies, nb_state *s);
+
+/* The same state as seven device arrays (step06 on): structure of arrays. */
+typedef struct nbd_soa {
+    float *x, *y, *z, *vx, *vy, *vz, *m;
+} nbd_soa;
+void nbd_soa_upload(const nb_state *s, nbd_soa *d);
+void nbd_soa_download(nbd_soa *d, nb_state *s); /* copies back, then frees */
+
+/* Grid rows for S systems: gridDim.y is at most 65535, so kernels stride over systems by gridDim.y. */
+unsigned nbd_system_rows(size_t systems);
+
+/* Into how many slices to cut each body's j-range so that `tiles` tiles per system, `row_blocks` blocks
+ * per slice and `systems` systems fill one wave of resident blocks of `kernel` (launched with `block`
+ * threads and `shared` bytes of dynamic shared memory). At least 1, at most `tiles`. */
+int nbd_slices(const void *kernel, int block, size_t shared, size_t row_blocks, size_t systems, int tiles);
+
 #ifdef __cplusplus
 }
 #endif
