@@ -96,7 +96,7 @@ int nb_results_append(const char *path, const nb_result *r)
         return NB_EXIT_ERROR;
     }
 
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    int fd = open(path, O_RDWR | O_APPEND | O_CREAT, 0644); /* read too: the header is checked */
     if (fd < 0) {
         nb_error("cannot write %s: %s", path, strerror(errno));
         return NB_EXIT_ERROR;
