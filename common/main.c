@@ -216,18 +216,8 @@ static int validate(harness *h, nb_check *check)
     nb_state trial;
     int rc = nb_state_alloc(&trial, init->systems, init->bodies);
     if (rc == NB_EXIT_OK) {
-        nb_state_copy(&trial, init);
-        memset(trial.vx, 0, total * sizeof(float));
-        memset(trial.vy, 0, total * sizeof(float));
-        memset(trial.vz, 0, total * sizeof(float));
-        nb_run r = h->run;
-        r.steps = 1;
-        r.dt = 1.0f;
-        r.snapshot_every = 0;
-        r.sink = NULL;
-        r.clock = NULL;
         nb_progress("validating: one force evaluation");
-        rc = nb_step_run(&trial, &r);
+        rc = nb_trial_accel(nb_step_run, &h->run, init, &trial);
     }
     if (rc == NB_EXIT_OK) {
         if (full)
@@ -245,15 +235,8 @@ static int validate(harness *h, nb_check *check)
         const double dt = fmin(h->o.dt, NB_CHECK_DT);
         rc = reference_state(h, NB_CHECK_STEPS, dt, &ref_state);
         if (rc == NB_EXIT_OK) {
-            nb_state_copy(&trial, init);
-            nb_run r = h->run;
-            r.steps = NB_CHECK_STEPS;
-            r.dt = (float)dt;
-            r.snapshot_every = 0;
-            r.sink = NULL;
-            r.clock = NULL;
             nb_progress("validating: state after a few steps");
-            rc = nb_step_run(&trial, &r);
+            rc = nb_trial_state(nb_step_run, &h->run, init, (float)dt, &trial);
             if (rc == NB_EXIT_OK)
                 rc = nb_check_state(check, &trial, &ref_state);
             nb_state64_free(&ref_state);

@@ -154,6 +154,35 @@ int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want)
     return NB_EXIT_OK;
 }
 
+static nb_run trial_run(const nb_run *tmpl, uint64_t steps, float dt)
+{
+    nb_run r = *tmpl;
+    r.steps = steps;
+    r.dt = dt;
+    r.snapshot_every = 0;
+    r.sink = NULL;
+    r.clock = NULL;
+    return r;
+}
+
+int nb_trial_accel(nb_step_fn step, const nb_run *tmpl, const nb_state *initial, nb_state *trial)
+{
+    const size_t total = nb_state_count(initial);
+    nb_state_copy(trial, initial);
+    memset(trial->vx, 0, total * sizeof(float));
+    memset(trial->vy, 0, total * sizeof(float));
+    memset(trial->vz, 0, total * sizeof(float));
+    const nb_run r = trial_run(tmpl, 1, 1.0f);
+    return step(trial, &r);
+}
+
+int nb_trial_state(nb_step_fn step, const nb_run *tmpl, const nb_state *initial, float dt, nb_state *trial)
+{
+    nb_state_copy(trial, initial);
+    const nb_run r = trial_run(tmpl, NB_CHECK_STEPS, dt);
+    return step(trial, &r);
+}
+
 int nb_check_passed(const nb_check *c)
 {
     if (c->nonfinite)

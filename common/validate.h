@@ -57,6 +57,16 @@ int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, c
 /* `got`: the step's state after NB_CHECK_STEPS steps; `want`: the reference's. */
 int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want);
 
+/* The step under test: nb_step_run in the programs; the tests also pass planted faults. */
+typedef int (*nb_step_fn)(nb_state *state, const nb_run *run);
+
+/* Run `step` on a copy of `initial` the way validation does, into `trial` (allocated, the same
+ * shape), with `tmpl`'s softening and knobs, untimed and without snapshots. nb_trial_accel: one step
+ * from rest with dt = 1 (for nb_check_accel); nb_trial_state: NB_CHECK_STEPS steps of `dt` from the
+ * initial velocities (for nb_check_state). Return what the step returned. */
+int nb_trial_accel(nb_step_fn step, const nb_run *tmpl, const nb_state *initial, nb_state *trial);
+int nb_trial_state(nb_step_fn step, const nb_run *tmpl, const nb_state *initial, float dt, nb_state *trial);
+
 /* 1 if everything that was checked is within tolerance and finite. */
 int nb_check_passed(const nb_check *c);
 
