@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# handout.sh: the student version of the lab, generated from the solutions.
+#
+#   grading/handout.sh OUT           write the student tree to OUT (a new folder, or an earlier handout)
+#   grading/handout.sh --strip FILE  print FILE with its solutions stripped (to see what students get)
+#   grading/handout.sh --check       check the markers of every step source, write nothing
+#
+# In the step sources (the folders of steps.list: *.c *.cu *.h *.cuh) a solution region is
+#
+#       /* BEGIN SOLUTION */
+#       ...the solution...
+#       /* STUB
+#       ...what students get instead (optional; it is a comment in the solution)...
+#       END SOLUTION */
+#
+# or, with no stub, the solution between /* BEGIN SOLUTION */ and /* END SOLUTION */. Markers stand
+# alone on their lines. The handout keeps the stub lines and drops the solution and the markers;
+# every other file of the tree is copied as it is, except those grading/handout.exclude names.
+# Mistakes (nested or unbalanced markers, a stray marker, */ inside a stub) name the file and line,
+# and leave OUT untouched: exit status 2. See grading/HANDOUT.md.
+set -u -o pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+me=handout.sh
+die() { echo "$me: $*" >&2; exit 2; }
+
+# strip FILE: the handout version of FILE on stdout; errors as FILE:LINE: message on stderr, status 2.
+strip() {
+    awk -v file="$1" '
+    function fail(msg) { printf "%s:%d: %s\n", file, FNR, msg > "/dev/stderr"; bad = 1; exit 2 }
+    /^[ \t]*\/\* BEGIN SOLUTION \*\/[ \t]*$/ {
+        if (state) fail("BEGIN SOLUTION inside the region opened at line " open " (regions do not nest)")
+        state = 1; open = FNR; regions++; next
+    }
+    /^[ \t]*\/\* STUB[ \t]*$/ {
+        if (!state) fail("STUB outside a solution region (it follows /* BEGIN SOLUTION */ and the solution)")
+        if (state == 2) fail("a second STUB in the region opened at line " open)
+        state = 2; next
+    }
+    /^[ \t]*\/\* END SOLUTION \*\/[ \t]*$/ {
+        if (!state) fail("END SOLUTION without a BEGIN SOLUTION before it")
+        if (state == 2) fail("the STUB of the region opened at line " open " is a comment: close it with END SOLUTION */")
+        state = 0; next
+    }
+    /^[ \t]*END SOLUTION \*\/[ \t]*$/ {
+        if (state != 2) fail("END SOLUTION */ closes a STUB, and none is open here (write /* END SOLUTION */)")
+        state = 0; next
+    }
+    /\/\*[ \t]*STUB[ \t]*\*\// { fail("write the stub as a comment, /* STUB on its own line ... END SOLUTION */, so that the solution does not compile it") }
+    /(BEGIN|END)[ \t]+SOLUTION|\/\*[ \t]*STUB([^A-Za-z0-9_]|$)/ { fail("malformed marker: a marker stands alone on its line, exactly as in grading/HANDOUT.md") }
+    state == 2 && index($0, "*/") { fail("a stub line contains */, which would end the comment that hides the stub (use // comments in stubs)") }
+    state == 1 { next }
+    { print }
+    END {
+        if (bad) exit 2
+        if (state) { printf "%s:%d: BEGIN SOLUTION is never closed\n", file, open > "/dev/stderr"; exit 2 }
+    }' "$1"
+}
+
+# The step sources: every C/CUDA source in the folders that steps.list names.
+step_sources() {
+    local folder f
+    while read -r folder; do
+        [ -d "$here/$folder" ] || continue
+        for f in "$here/$folder"/*.c "$here/$folder"/*.cu "$here/$folder"/*.h "$here/$folder"/*.cuh; do
+            [ -f "$f" ] && echo "${f#"$here"/}"
+        done
+    done < <(awk '$1 ~ /^[0-9]+$/ { print $2 }' "$here/steps.list")
+}
+
+# Every file of the tree, relative to it: tracked and untracked-but-not-ignored where git knows the tree.
+tree_files() {
+    if git -C "$here" rev-parse --show-toplevel > /dev/null 2>&1 &&
+        [ "$(git -C "$here" rev-parse --show-toplevel)" = "$here" ]; then
+        git -C "$here" ls-files --cached --others --exclude-standard
+    else
+        (cd "$here" && find . \( -path ./build -o -path ./.git -o -path ./.deps \) -prune -o -type f -print | sed 's|^\./||')
+    fi
+}
+
+excluded() {
+    local pattern
+    [ -f "$here/grading/handout.exclude" ] || return 1
+    while read -r pattern; do
+        case $pattern in '' | '#'*) continue ;; esac
+        # shellcheck disable=SC2053 # the pattern is a glob on purpose
+        [[ $1 == $pattern ]] && return 0
+    done < "$here/grading/handout.exclude"
+    return 1
+}
+
+[ -f "$here/.handout" ] && die "this tree is already a handout (it has no solutions to strip)"
+
+case ${1:-} in
+--strip)
+    [ $# -eq 2 ] || die "usage: grading/handout.sh --strip FILE"
+    { [ -f "$2" ] && [ -r "$2" ]; } || die "cannot read $2"
+    strip "$2"
+    exit $?
+    ;;
+--check)
+    [ $# -eq 1 ] || die "usage: grading/handout.sh --check"
+    status=0
+    while read -r f; do
+        strip "$here/$f" > /dev/null || status=2
+    done < <(step_sources)
+    exit $status
+    ;;
+-h | --help)
+    sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+    ;;
+-* | '') die "usage: grading/handout.sh OUT (or --strip FILE, --check; see --help)" ;;
+esac
+[ $# -eq 1 ] || die "usage: grading/handout.sh OUT (one folder)"
+out=$1
+
+# OUT is a folder of its own, outside the sources, and never a folder that is not a handout.
+mkdir -p "$(dirname "$out")" 2> /dev/null || die "cannot create the folder of $out"
+parent=$(cd "$(dirname "$out")" && pwd) || die "cannot use $out"
+abs="$parent/$(basename "$out")"
+case $abs/ in
+"$here"/) die "$out is the lab itself: name a folder of its own (e.g. build/handout)" ;;
+"$here"/build/* | "$here"/.deps/*) ;;
+"$here"/*) die "$out is inside the sources: put the handout under build/ or outside the lab" ;;
+esac
+case $here/ in "$abs"/*) die "$out contains the lab: name a folder of its own" ;; esac
+if [ -e "$abs" ] && { [ ! -d "$abs" ] || { [ ! -f "$abs/.handout" ] && [ -n "$(ls -A "$abs")" ]; }; }; then
+    die "$out exists and is not an earlier handout: will not overwrite it"
+fi
+
+# Everything goes into a temporary folder beside OUT, renamed over it only once complete.
+tmp=$(mktemp -d "$parent/.handout.XXXXXX") || die "cannot write in $parent"
+trap 'rm -rf "$tmp"' EXIT
+declare -A is_step
+while read -r f; do is_step[$f]=1; done < <(step_sources)
+
+status=0 files=0 stripped=0 unmarked=()
+while read -r f; do
+    [ -f "$here/$f" ] || continue # deleted from the work tree, still in the index
+    excluded "$f" && continue
+    mkdir -p "$tmp/$(dirname "$f")" || die "cannot write in $tmp"
+    if [ -n "${is_step[$f]:-}" ]; then
+        if ! strip "$here/$f" > "$tmp/$f"; then
+            status=2
+            continue
+        fi
+        if cmp -s "$here/$f" "$tmp/$f"; then
+            unmarked+=("$f")
+        else
+            stripped=$((stripped + 1))
+        fi
+    else
+        cp -p "$here/$f" "$tmp/$f" || die "cannot copy $f"
+    fi
+    files=$((files + 1))
+done < <(tree_files)
+[ $status -eq 0 ] || die "no handout written: fix the markers above"
+
+commit=$(git -C "$here" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
+git -C "$here" diff --quiet HEAD -- 2> /dev/null || commit="$commit-dirty"
+printf 'handout of the N-body lab, from commit %s, %s: solutions stripped by grading/handout.sh\n' \
+    "$commit" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$tmp/.handout"
+for f in "${unmarked[@]}"; do
+    echo "$me: warning: $f has no solution markers: it goes out with its solution" >&2
+done
+chmod 755 "$tmp" # mktemp made it private
+{ rm -rf "$abs" && mv "$tmp" "$abs"; } || die "cannot move the handout into $out"
+trap - EXIT
+echo "$me: $out: $files files, $stripped step sources stripped of their solutions"
