@@ -158,3 +158,5 @@ help:                                                ## list every target
 -include tests/tests.mk
 -include grading/grading.mk
 -include report/report.mk
+-include tests/hardening.mk
+-include grading/handout.mk
