@@ -143,7 +143,8 @@ static size_t split(char *s, char **out, size_t max)
         char *comma = strchr(s, ',');
         if (!comma)
             break;
-        *comma = '\0';
+        if (out) /* the counting pass (out = NULL) leaves the text whole */
+            *comma = '\0';
         s = comma + 1;
     }
     return n;
