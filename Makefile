@@ -23,6 +23,8 @@ DEPS_ROOT ?=
 # A label for this build in the results CSV, and extra -D flags for the step sources (sweeps).
 BUILD_LABEL ?= default
 STEP_DEFS   ?=
+# Replaces a step's flags from steps.list in a variant build: none, or e.g. --use_fast_math.
+STEP_FLAGS  ?=
 
 HAVE_NVCC := $(shell command -v $(NVCC) 2>/dev/null)
 # Build for the GPU that is here; sm_90 (H100/H200) where there is none (CI).
@@ -71,7 +73,7 @@ LIBNBODY := $(BUILD)/lib/libnbody.a
 
 $(BUILD)/obj/common/%.o: common/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -c $< -o $@
 
 $(LIBNBODY): $(COMMON_OBJ)
 	@mkdir -p $(@D)
@@ -86,13 +88,13 @@ $(BUILD)/obj/common/device.o: common/device.cu common/device.h common/nbody.h co
 define STEP_RULES
 $(BUILD)/obj/$(2)/main.o: common/main.c $(BUILD)/gen/version.h steps.list | $(BUILD)/.deps-zlib
 	@mkdir -p $$(@D)
-	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' \
+	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) -include version.h -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' \
 	  -DNB_STEP_SUMMARY='"$(call summary_of,$(1))"' -DNB_BUILD_LABEL='"$$(BUILD_LABEL)"' -c $$< -o $$@
 
 ifeq ($(3),c)
 $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.c steps.list | $(BUILD)/.deps-zlib
 	@mkdir -p $$(@D)
-	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) $(call flags_of,$(1)) $$(STEP_DEFS) -MMD -MP -c $$< -o $$@
+	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) -MMD -MP -c $$< -o $$@
 
 $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/host.o $(LIBNBODY)
 	@mkdir -p $$(@D)
@@ -100,7 +102,7 @@ $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/o
 else
 $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.list
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(LAB_NVCCFLAGS) $$(NVCCFLAGS) $(call flags_of,$(1)) $$(STEP_DEFS) -c $$< -o $$@
+	$$(NVCC) $$(LAB_NVCCFLAGS) $$(NVCCFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) -c $$< -o $$@
 
 $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/device.o $(LIBNBODY)
 	@mkdir -p $$(@D)
