@@ -1,0 +1,334 @@
+/* check_step.c: one step of the ladder against the fp64 reference and the laws of motion.
+ *
+ * Compiled once per step of steps.list (NB_STEP_NAME) and linked with that step's nbody.o and its
+ * platform: common/host.c for CPU steps, common/device.cu for GPU steps. It validates nb_step_run
+ * the way every step program does (nb_trial_accel/nb_trial_state, nb_check_accel/nb_check_state,
+ * as common/main.c), at awkward sizes, then checks what a step must get right beyond one short run:
+ * a circular orbit, conservation laws over 1000 steps, and the details of the contract.
+ *
+ * Check forks a child per test; CUDA must not be touched before a fork, so a GPU program decides
+ * whether to SKIP in the parent (no GPU: nb_platform_open fails) and then runs without forking. */
+#define _POSIX_C_SOURCE 200809L /* fmemopen */
+#include "init.h"
+#include "nbody.h"
+#include "platform.h"
+#include "reference.h"
+#include "testlib.h"
+#include "validate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef NB_STEP_NAME
+#error "compile with -DNB_STEP_NAME='\"stepNN_name\"' (tests/tests.mk does)"
+#endif
+
+/* main.c defines this weakly too; steps that write their own snapshots or use several GPUs define it. */
+__attribute__((weak)) const unsigned nb_step_features = 0;
+
+static const double PI = 3.14159265358979323846;
+static int gpu; /* this step runs on the GPU: larger sizes, no fork */
+
+/* The harness's run template for softening eps (main.c: eps^2 in fp64, in fp32 at least 1e-24). */
+static nb_run make_run(double eps, nb_run_info *info)
+{
+    memset(info, 0, sizeof *info);
+    const float eps2 = (float)(eps * eps);
+    nb_run run = {.steps = 1, .dt = (float)NB_CHECK_DT, .eps2 = eps2 > 1e-24f ? eps2 : 1e-24f, .info = info};
+    return run;
+}
+
+/* ---- against the fp64 reference -------------------------------------------------------------- */
+
+typedef struct config {
+    size_t bodies, systems;
+    nb_model model;
+    nb_masses masses;
+    double eps;
+    int gpu_only;
+} config;
+
+#define P NB_MODEL_PLUMMER
+#define U NB_MODEL_UNIFORM
+#define C NB_MODEL_COLLISION
+#define E NB_MASSES_EQUAL
+#define R NB_MASSES_RANDOM
+/* N = 1, 2, 31, 257, 1000, 4099 (none a multiple of a block size), S = 1 and 3, both models; random
+ * masses wherever the model is uniform or S = 3, but not both. Then collision, no softening, and
+ * N = 16384 (the default size) on the GPU. */
+static const config configs[] = {
+    {1, 1, P, E, 0.01, 0},     {1, 3, P, R, 0.01, 0},     {1, 1, U, R, 0.01, 0},     {1, 3, U, E, 0.01, 0},
+    {2, 1, P, E, 0.01, 0},     {2, 3, P, R, 0.01, 0},     {2, 1, U, R, 0.01, 0},     {2, 3, U, E, 0.01, 0},
+    {31, 1, P, E, 0.01, 0},    {31, 3, P, R, 0.01, 0},    {31, 1, U, R, 0.01, 0},    {31, 3, U, E, 0.01, 0},
+    {257, 1, P, E, 0.01, 0},   {257, 3, P, R, 0.01, 0},   {257, 1, U, R, 0.01, 0},   {257, 3, U, E, 0.01, 0},
+    {1000, 1, P, E, 0.01, 0},  {1000, 3, P, R, 0.01, 0},  {1000, 1, U, R, 0.01, 0},  {1000, 3, U, E, 0.01, 0},
+    {4099, 1, P, E, 0.01, 0},  {4099, 3, P, R, 0.01, 0},  {4099, 1, U, R, 0.01, 0},  {4099, 3, U, E, 0.01, 0},
+    {1000, 2, C, R, 0.01, 0},  {1000, 1, U, E, 0.0, 0},   {16384, 1, P, E, 0.01, 1}, {16384, 3, U, R, 0.01, 1},
+};
+#undef P
+#undef U
+#undef C
+#undef E
+#undef R
+enum { CONFIGS = sizeof configs / sizeof *configs };
+
+static void config_name(const config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "N=%zu S=%zu %s %s eps=%g", c->bodies, c->systems, nb_model_name(c->model),
+             nb_masses_name(c->masses), c->eps);
+}
+
+START_TEST(against_reference)
+{
+    const config *c = &configs[_i];
+    char what[128];
+    config_name(c, what, sizeof what);
+    nb_state init, trial;
+    ck_assert_int_eq(nb_state_alloc(&init, c->systems, c->bodies), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&trial, c->systems, c->bodies), NB_EXIT_OK);
+    nb_init(&init, c->model, c->masses, 42);
+    nb_run_info info;
+    const nb_run run = make_run(c->eps, &info);
+    const double eps2 = c->eps * c->eps;
+    const size_t total = c->systems * c->bodies;
+
+    /* Accelerations of every body: one step from rest with dt = 1. */
+    nb_state64 ref;
+    ck_assert_int_eq(nb_state64_alloc(&ref, c->systems, c->bodies), NB_EXIT_OK);
+    nb_state64_from(&ref, &init);
+    double *acc = malloc(3 * total * sizeof(double));
+    ck_assert_ptr_nonnull(acc);
+    nb_ref_accel(&ref, eps2, NULL, 0, acc, acc + total, acc + 2 * total);
+    nb_check check;
+    nb_check_init(&check);
+    ck_assert_msg(nb_trial_accel(nb_step_run, &run, &init, &trial) == NB_EXIT_OK, "%s: the step failed", what);
+    ck_assert_int_eq(nb_check_accel(&check, &init, &trial, NULL, 0, acc, acc + total, acc + 2 * total), NB_EXIT_OK);
+    free(acc);
+
+    /* Positions and velocities after NB_CHECK_STEPS steps of NB_CHECK_DT. */
+    ck_assert_int_eq(nb_ref_run(&ref, NB_CHECK_STEPS, NB_CHECK_DT, eps2), NB_EXIT_OK);
+    ck_assert_msg(nb_trial_state(nb_step_run, &run, &init, (float)NB_CHECK_DT, &trial) == NB_EXIT_OK,
+                  "%s: the step failed", what);
+    ck_assert_int_eq(nb_check_state(&check, &trial, &ref), NB_EXIT_OK);
+    for (size_t i = 0; i < total; ++i)
+        nbt_require(trial.m[i] == init.m[i], "%s: the step changed the mass of body %zu", what, i);
+
+    char report[2048] = "";
+    FILE *f = fmemopen(report, sizeof report - 1, "w");
+    nb_check_print(f, &check, c->bodies);
+    fclose(f);
+    printf("%s %s: acc max %.2e rms %.2e, state pos %.2e vel %.2e: %s\n", NB_STEP_NAME, what, check.acc_max,
+           check.acc_rms, check.pos_max, check.vel_max, nb_check_passed(&check) ? "PASS" : "FAIL");
+    ck_assert_msg(nb_check_passed(&check), "%s %s:\n%s", NB_STEP_NAME, what, report);
+    nb_state64_free(&ref);
+    nb_state_free(&trial);
+    nb_state_free(&init);
+}
+END_TEST
+
+/* ---- physics ------------------------------------------------------------------------------- */
+
+START_TEST(circular_orbit)
+{
+    /* Two bodies of mass 1/2 at distance 1 on a circular orbit: omega = sqrt(G M / d^3) = 1, period
+     * 2 pi. K = 1000 steps of dt = 2 pi / K, velocities set half a step back (they live at half
+     * steps). Kick-drift leapfrog turns the orbit by 2 asin(dt/2) a step, so after K steps the pair
+     * is ahead by K * 2 asin(dt/2) - 2 pi = 1.03e-5 rad: the period is short by (dt)^2/24 = 1.6e-6.
+     * fp32 adds at most one rounding (2^-24) of the orbit a step: K * 6e-8 = 6e-5 if every one
+     * pushed the same way. Tolerance 1e-4 on the radius and the period (measured for step00: 2e-6). */
+    const int K = 1000;
+    const double dt = 2 * PI / K, eps = 1e-6;
+    nb_state s;
+    ck_assert_int_eq(nb_state_alloc(&s, 1, 2), NB_EXIT_OK);
+    const double back[2] = {sin(dt / 2), cos(dt / 2)};
+    for (int b = 0; b < 2; ++b) {
+        const double side = b ? -1.0 : 1.0;
+        s.x[b] = (float)(0.5 * side);
+        s.y[b] = s.z[b] = s.vz[b] = 0.0f;
+        s.vx[b] = (float)(0.5 * side * back[0]);
+        s.vy[b] = (float)(0.5 * side * back[1]);
+        s.m[b] = 0.5f;
+    }
+    nb_run_info info;
+    nb_run run = make_run(eps, &info);
+    run.steps = (uint64_t)K;
+    run.dt = (float)dt;
+    ck_assert_int_eq(nb_step_run(&s, &run), NB_EXIT_OK);
+    const double rx = (double)s.x[0] - s.x[1], ry = (double)s.y[0] - s.y[1], rz = (double)s.z[0] - s.z[1];
+    const double radius = sqrt(rx * rx + ry * ry + rz * rz), phase = atan2(ry, rx);
+    const double period = K * (double)run.dt * 2 * PI / (2 * PI + phase);
+    const double predicted = K * 2 * asin(dt / 2) - 2 * PI;
+    printf("%s circular orbit: radius %.9f (want 1), period %.9f (want 2 pi = %.9f), phase %.3e (leapfrog: %.3e)\n",
+           NB_STEP_NAME, radius, period, 2 * PI, phase, predicted);
+    ck_assert_msg(fabs(radius - 1.0) <= 1e-4, "radius %.9f after one orbit", radius);
+    ck_assert_msg(fabs(period / (2 * PI) - 1.0) <= 1e-4, "period %.9f, want %.9f", period, 2 * PI);
+    ck_assert_msg(fabs(rz) <= 1e-6 && fabs((double)s.x[0] + s.x[1]) <= 1e-5 && fabs((double)s.y[0] + s.y[1]) <= 1e-5,
+                  "the orbit left its plane or its centre: (%g %g %g) (%g %g %g)", s.x[0], s.y[0], s.z[0], s.x[1],
+                  s.y[1], s.z[1]);
+    nb_state_free(&s);
+}
+END_TEST
+
+static void totals(const nb_state *s, double eps2, nb_diag *d)
+{
+    nb_state64 w;
+    ck_assert_int_eq(nb_state64_alloc(&w, s->systems, s->bodies), NB_EXIT_OK);
+    nb_state64_from(&w, s);
+    nb_diagnostics(&w, eps2, d);
+    nb_state64_free(&w);
+}
+
+static double norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+START_TEST(conservation)
+{
+    /* A Plummer sphere of N = 256 with random masses, 1000 steps of dt = 1e-3, eps = 0.01.
+     * Energy: leapfrog's error is the integrator's, not the step's, so the step's relative energy
+     * change must equal the fp64 reference's (measured -3.8e-5 for equal masses) to within fp32
+     * rounding: each step rounds every coordinate once (2^-24), over 1000 steps a random walk of
+     * ~2e-6 relative, 6e-5 if all in one direction. Tolerance 1e-5 on the difference (step00: 1e-7).
+     * Momentum and angular momentum: exact for pairwise-antisymmetric forces; fp32 sums break the
+     * symmetry by ~2^-24 of each force: |delta p| ~ 1000 steps * dt * sum m|a| * 6e-8 ~ 1e-7,
+     * against the scale sum m|v| ~ 0.5. Tolerance 1e-5 of that scale; a force that breaks Newton's
+     * third law (m_i for m_j) gives ~1e-2. */
+    const size_t n = 256;
+    const double eps = 0.01, eps2 = eps * eps, dt = 1e-3;
+    const uint64_t steps = 1000;
+    nb_state s;
+    ck_assert_int_eq(nb_state_alloc(&s, 1, n), NB_EXIT_OK);
+    nb_init(&s, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 42);
+    nb_diag before, after, ref_after;
+    totals(&s, eps2, &before);
+    double scale = 0.0;
+    for (size_t i = 0; i < n; ++i)
+        scale += s.m[i] * sqrt((double)s.vx[i] * s.vx[i] + (double)s.vy[i] * s.vy[i] + (double)s.vz[i] * s.vz[i]);
+
+    nb_state64 ref;
+    ck_assert_int_eq(nb_state64_alloc(&ref, 1, n), NB_EXIT_OK);
+    nb_state64_from(&ref, &s);
+    ck_assert_int_eq(nb_ref_run(&ref, steps, dt, eps2), NB_EXIT_OK);
+    nb_diagnostics(&ref, eps2, &ref_after);
+
+    nb_run_info info;
+    nb_run run = make_run(eps, &info);
+    run.steps = steps;
+    run.dt = (float)dt;
+    ck_assert_int_eq(nb_step_run(&s, &run), NB_EXIT_OK);
+    totals(&s, eps2, &after);
+
+    const double de = (after.energy - before.energy) / fabs(before.energy);
+    const double de_ref = (ref_after.energy - before.energy) / fabs(before.energy);
+    const double dp[3] = {after.momentum[0] - before.momentum[0], after.momentum[1] - before.momentum[1],
+                          after.momentum[2] - before.momentum[2]};
+    const double dl[3] = {after.angular[0] - before.angular[0], after.angular[1] - before.angular[1],
+                          after.angular[2] - before.angular[2]};
+    printf("%s conservation over %llu steps: dE/E %.3e (fp64 reference %.3e), |dp| %.2e, |dL| %.2e (scale %.3f)\n",
+           NB_STEP_NAME, (unsigned long long)steps, de, de_ref, norm3(dp), norm3(dl), scale);
+    ck_assert_msg(fabs(de - de_ref) <= 1e-5, "energy changed by %.3e, the fp64 reference by %.3e", de, de_ref);
+    ck_assert_msg(fabs(de_ref) <= 2e-4, "the reference itself drifts: %.3e", de_ref);
+    ck_assert_msg(norm3(dp) <= 1e-5 * scale, "momentum changed by %.3e", norm3(dp));
+    ck_assert_msg(norm3(dl) <= 1e-5 * scale, "angular momentum changed by %.3e", norm3(dl));
+    nb_state64_free(&ref);
+    nb_state_free(&s);
+}
+END_TEST
+
+/* ---- the contract ----------------------------------------------------------------------------- */
+
+START_TEST(zero_steps_change_nothing)
+{
+    /* --steps 0 (validate, then write --output) must hand the state back bit for bit. */
+    nb_state s, copy;
+    ck_assert_int_eq(nb_state_alloc(&s, 3, 257), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&copy, 3, 257), NB_EXIT_OK);
+    nb_init(&s, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 9);
+    nb_state_copy(&copy, &s);
+    nb_run_info info;
+    nb_run run = make_run(0.01, &info);
+    run.steps = 0;
+    ck_assert_int_eq(nb_step_run(&s, &run), NB_EXIT_OK);
+    for (int k = 0; k < NB_FIELDS; ++k)
+        ck_assert_msg(memcmp(nb_state_field(&s, k), nb_state_field(&copy, k), 3 * 257 * sizeof(float)) == 0,
+                      "field %d changed in a run of 0 steps", k);
+    nb_state_free(&s);
+    nb_state_free(&copy);
+}
+END_TEST
+
+START_TEST(calls_continue_each_other)
+{
+    /* The harness runs the loop in chunks between snapshots: 1 + 3 steps from one state must be the
+     * 4 steps the reference takes (a step that keeps stale device data, or restarts its own clock,
+     * fails here). */
+    const size_t n = 1000, systems = 3;
+    nb_state s;
+    ck_assert_int_eq(nb_state_alloc(&s, systems, n), NB_EXIT_OK);
+    nb_init(&s, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 8);
+    nb_state64 ref;
+    ck_assert_int_eq(nb_state64_alloc(&ref, systems, n), NB_EXIT_OK);
+    nb_state64_from(&ref, &s);
+    ck_assert_int_eq(nb_ref_run(&ref, NB_CHECK_STEPS, NB_CHECK_DT, 1e-4), NB_EXIT_OK);
+    nb_run_info info;
+    nb_run run = make_run(0.01, &info);
+    run.steps = 1;
+    ck_assert_int_eq(nb_step_run(&s, &run), NB_EXIT_OK);
+    run.steps = NB_CHECK_STEPS - 1;
+    ck_assert_int_eq(nb_step_run(&s, &run), NB_EXIT_OK);
+    nb_check check;
+    nb_check_init(&check);
+    ck_assert_int_eq(nb_check_state(&check, &s, &ref), NB_EXIT_OK);
+    ck_assert_msg(nb_check_passed(&check), "after 1 + %d steps: positions %.3g, velocities %.3g", NB_CHECK_STEPS - 1,
+                  check.pos_max, check.vel_max);
+    nb_state64_free(&ref);
+    nb_state_free(&s);
+}
+END_TEST
+
+/* ---- the program --------------------------------------------------------------------------- */
+
+static const char *names[64];
+static size_t named;
+
+static void add(TCase *tc, const TTest *test, const char *name)
+{
+    tcase_add_test(tc, test);
+    names[named++] = name;
+}
+
+int main(void)
+{
+    gpu = nb_platform_is_gpu();
+    Suite *suite = suite_create(NB_STEP_NAME);
+    /* Timeouts for a 2-core machine: the largest CPU case (S = 3, N = 4099) takes about a second. */
+    TCase *ref = nbt_tcase(suite, "reference", 300);
+    static char config_names[CONFIGS][128];
+    for (int i = 0; i < CONFIGS; ++i) {
+        if (configs[i].gpu_only && !gpu)
+            continue;
+        config_name(&configs[i], config_names[i], sizeof config_names[i]);
+        tcase_add_loop_test(ref, against_reference, i, i + 1);
+        names[named++] = config_names[i];
+    }
+    TCase *physics = nbt_tcase(suite, "physics", 300);
+    add(physics, circular_orbit, "circular orbit");
+    add(physics, conservation, "conservation over 1000 steps");
+    TCase *contract = nbt_tcase(suite, "contract", 120);
+    add(contract, zero_steps_change_nothing, "zero steps change nothing");
+    add(contract, calls_continue_each_other, "calls continue each other");
+
+    if (!gpu)
+        return nbt_run(suite, CK_FORK);
+    /* No CUDA before a fork: on the GPU nothing forks, and a machine without a GPU skips. */
+    nbt_capture err;
+    nbt_capture_begin(&err);
+    const int rc = nb_platform_open(0);
+    nbt_capture_end(&err);
+    if (rc != NB_EXIT_OK) {
+        char *why = strstr(err.text, ": ");
+        why = why ? why + 2 : err.text;
+        why[strcspn(why, "\n")] = '\0';
+        return nbt_skip(NB_STEP_NAME, names, named, why);
+    }
+    return nbt_run(suite, CK_NOFORK);
+}

@@ -1,0 +1,278 @@
+/* check_validate.c: the validator (common/validate.h) tells a right force from a wrong one.
+ *
+ * An fp32 step written here, run through the harness's own validation runs (nb_trial_accel: one step
+ * from rest with dt = 1 gives v = a and x = x0 + a; nb_trial_state: NB_CHECK_STEPS steps), passes;
+ * the same step with one planted fault fails, by a wide margin, and the worst body is the one named. */
+#define _POSIX_C_SOURCE 200809L /* fmemopen */
+#include "init.h"
+#include "reference.h"
+#include "testlib.h"
+#include "validate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum fault {
+    CORRECT,
+    LAST_TILE_DROPPED, /* a tiled loop that forgets the last partial tile of 256 bodies */
+    WRONG_SIGN,        /* x_i - x_j: repulsion */
+    MASS_IGNORED,      /* m_j taken as 1 */
+    MASS_OF_I,         /* m_i where m_j belongs (equal masses hide it: the test uses random ones) */
+    SYSTEM_OFFSET,     /* system s starts at s instead of s * N */
+    NAN_BODY,          /* one body's acceleration is NaN */
+    DRIFT_FIRST,       /* drift, then kick */
+    ONE_BODY_OFF,      /* one body's acceleration 1 % too large: the worst body must be that one */
+    FAULTS
+} fault;
+
+static const char *const fault_name[FAULTS] = {"correct", "last tile dropped", "wrong sign", "mass ignored",
+                                               "m_i for m_j", "system offset", "NaN in one body",
+                                               "drift before kick", "one body 1 % off"};
+
+enum { TILE = 256 };
+static fault planted;
+static size_t planted_body; /* NAN_BODY and ONE_BODY_OFF */
+
+/* step00's arithmetic (fp32, softened, j = i included as 0), with `planted` switched in. */
+static int faulty_step(nb_state *s, const nb_run *run)
+{
+    const size_t n = s->bodies, total = nb_state_count(s);
+    float *acc = malloc(3 * total * sizeof(float));
+    ck_assert_ptr_nonnull(acc);
+    float *ax = acc, *ay = acc + total, *az = acc + 2 * total;
+    for (uint64_t step = 0; step < run->steps; ++step) {
+        if (planted == DRIFT_FIRST)
+            for (size_t i = 0; i < total; ++i) {
+                s->x[i] += s->vx[i] * run->dt;
+                s->y[i] += s->vy[i] * run->dt;
+                s->z[i] += s->vz[i] * run->dt;
+            }
+        for (size_t i = 0; i < total; ++i) {
+            const size_t first = planted == SYSTEM_OFFSET ? i / n : i / n * n;
+            const size_t end = planted == LAST_TILE_DROPPED ? first + n / TILE * TILE : first + n;
+            const float sign = planted == WRONG_SIGN ? -1.0f : 1.0f;
+            float a[3] = {0.0f, 0.0f, 0.0f};
+            for (size_t j = first; j < end; ++j) {
+                const float dx = s->x[j] - s->x[i], dy = s->y[j] - s->y[i], dz = s->z[j] - s->z[i];
+                const float d2 = dx * dx + dy * dy + dz * dz + run->eps2;
+                const float inv = 1.0f / sqrtf(d2);
+                const float m = planted == MASS_IGNORED ? 1.0f : planted == MASS_OF_I ? s->m[i] : s->m[j];
+                const float f = sign * m * inv * inv * inv;
+                a[0] += dx * f;
+                a[1] += dy * f;
+                a[2] += dz * f;
+            }
+            if (planted == NAN_BODY && i == planted_body)
+                a[1] = NAN;
+            if (planted == ONE_BODY_OFF && i == planted_body)
+                for (int d = 0; d < 3; ++d)
+                    a[d] *= 1.01f;
+            ax[i] = a[0];
+            ay[i] = a[1];
+            az[i] = a[2];
+        }
+        for (size_t i = 0; i < total; ++i) {
+            s->vx[i] += ax[i] * run->dt;
+            s->vy[i] += ay[i] * run->dt;
+            s->vz[i] += az[i] * run->dt;
+        }
+        if (planted != DRIFT_FIRST)
+            for (size_t i = 0; i < total; ++i) {
+                s->x[i] += s->vx[i] * run->dt;
+                s->y[i] += s->vy[i] * run->dt;
+                s->z[i] += s->vz[i] * run->dt;
+            }
+    }
+    free(acc);
+    return NB_EXIT_OK;
+}
+
+/* The validation main.c runs, on S = 3 systems of N = 1000 Plummer bodies with random masses (N is
+ * not a multiple of the tile; random masses tell m_i from m_j). */
+typedef struct outcome {
+    nb_check check;
+    size_t bodies;
+    char printed[4096];
+} outcome;
+
+static void validate(fault f, size_t systems, size_t bodies, size_t *index, size_t count, outcome *out)
+{
+    planted = f;
+    planted_body = systems > 1 ? bodies + 123 : 0; /* body 123 of system 1 */
+    nb_state init, trial;
+    ck_assert_int_eq(nb_state_alloc(&init, systems, bodies), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&trial, systems, bodies), NB_EXIT_OK);
+    nb_init(&init, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 42);
+    const double eps = 0.01, eps2 = eps * eps, dt = NB_CHECK_DT;
+    nb_run_info info;
+    nb_run run = {.steps = 1, .dt = (float)dt, .eps2 = (float)eps2, .info = &info};
+
+    nb_state64 ref;
+    ck_assert_int_eq(nb_state64_alloc(&ref, systems, bodies), NB_EXIT_OK);
+    nb_state64_from(&ref, &init);
+    const size_t total = index ? count : systems * bodies;
+    double *acc = malloc(3 * total * sizeof(double));
+    nb_ref_accel(&ref, eps2, index, count, acc, acc + total, acc + 2 * total);
+
+    nb_check_init(&out->check);
+    out->bodies = bodies;
+    ck_assert_int_eq(nb_trial_accel(faulty_step, &run, &init, &trial), NB_EXIT_OK);
+    ck_assert_int_eq(nb_check_accel(&out->check, &init, &trial, index, count, acc, acc + total, acc + 2 * total),
+                     NB_EXIT_OK);
+    ck_assert_int_eq(nb_ref_run(&ref, NB_CHECK_STEPS, dt, eps2), NB_EXIT_OK);
+    ck_assert_int_eq(nb_trial_state(faulty_step, &run, &init, (float)dt, &trial), NB_EXIT_OK);
+    ck_assert_int_eq(nb_check_state(&out->check, &trial, &ref), NB_EXIT_OK);
+
+    FILE *f_out = fmemopen(out->printed, sizeof out->printed - 1, "w");
+    nb_check_print(f_out, &out->check, bodies);
+    fclose(f_out);
+    const nb_check *c = &out->check;
+    printf("%-18s acc max %9.3g (tol %.0e) rms %9.3g (tol %.0e), kick-drift %9.3g (tol %.0e), state pos %9.3g vel "
+           "%9.3g (tol %.0e), non-finite %d: %s\n",
+           fault_name[f], c->acc_max, c->tol_max, c->acc_rms, c->tol_rms, c->order_max, NB_TOL_ORDER, c->pos_max,
+           c->vel_max, NB_TOL_STATE, c->nonfinite, nb_check_passed(c) ? "PASS" : "FAIL");
+    free(acc);
+    nb_state64_free(&ref);
+    nb_state_free(&trial);
+    nb_state_free(&init);
+}
+
+START_TEST(correct_step_passes)
+{
+    outcome o;
+    validate(CORRECT, 3, 1000, NULL, 0, &o);
+    const nb_check *c = &o.check;
+    ck_assert_msg(nb_check_passed(c), "a correct fp32 force fails validation:\n%s", o.printed);
+    /* With the margins common/README.md states: at least 20x under every tolerance. */
+    ck_assert_msg(c->acc_max * 20 <= c->tol_max && c->acc_rms * 20 <= c->tol_rms, "%s", o.printed);
+    ck_assert_msg(c->order_max == 0.0 && c->pos_max * 20 <= NB_TOL_STATE && c->vel_max * 20 <= NB_TOL_STATE, "%s",
+                  o.printed);
+    ck_assert(c->compared == 3000 && c->acc_done && c->state_done && !c->nonfinite);
+    ck_assert(strstr(o.printed, "FAIL") == NULL);
+}
+END_TEST
+
+/* Each fault fails, and the check made for it misses its tolerance by at least this factor. */
+#define MARGIN 10.0
+
+START_TEST(planted_fault_fails)
+{
+    const fault f = (fault)(_i + 1);
+    outcome o;
+    validate(f, 3, 1000, NULL, 0, &o);
+    const nb_check *c = &o.check;
+    ck_assert_msg(!nb_check_passed(c), "%s passes validation:\n%s", fault_name[f], o.printed);
+    ck_assert_msg(strstr(o.printed, "FAIL") != NULL || c->nonfinite, "%s: the report does not say FAIL:\n%s",
+                  fault_name[f], o.printed);
+    switch (f) {
+    case NAN_BODY:
+        /* NaN is never within a tolerance: flagged as non-finite, at the body where it was planted. */
+        ck_assert(c->nonfinite && c->nonfinite_body == planted_body);
+        ck_assert(isnan(c->acc_max) && c->acc_worst == planted_body);
+        ck_assert_msg(strstr(o.printed, "body 123 of system 1") != NULL, "%s", o.printed);
+        break;
+    case DRIFT_FIRST:
+        /* The forces are right; x1 = x0 instead of x0 + v1: the kick-then-drift check is off by ~1. */
+        ck_assert_msg(c->acc_max <= c->tol_max, "%s", o.printed);
+        ck_assert_msg(c->order_max >= MARGIN * NB_TOL_ORDER, "%s: kick-then-drift %.3g", fault_name[f], c->order_max);
+        break;
+    case ONE_BODY_OFF:
+        ck_assert_msg(c->acc_worst == planted_body, "worst body %zu, the fault is in %zu", c->acc_worst, planted_body);
+        ck_assert_msg(fabs(c->acc_max - 0.01) < 1e-4, "the worst error is %.3g, planted 0.01", c->acc_max);
+        ck_assert_msg(strstr(o.printed, "worst acceleration: body 123 of system 1") != NULL, "%s", o.printed);
+        break;
+    default:
+        /* A wrong force: off by orders of magnitude in the accelerations, and in the velocities
+         * after NB_CHECK_STEPS steps, so either check alone would catch it. */
+        ck_assert_msg(c->acc_max >= MARGIN * c->tol_max && c->acc_rms >= MARGIN * c->tol_rms, "%s: %s", fault_name[f],
+                      o.printed);
+        ck_assert_msg(c->vel_max >= MARGIN * NB_TOL_STATE, "%s: state velocities %.3g", fault_name[f], c->vel_max);
+        ck_assert_msg(strstr(o.printed, "worst acceleration: body ") != NULL, "%s", o.printed);
+        break;
+    }
+}
+END_TEST
+
+START_TEST(worst_body_in_state_check)
+{
+    /* One body 1 % off in acceleration: after 4 steps of dt = 1e-3 its velocity is 4e-5 |a| off,
+     * measured against the system's velocity scale; whatever the size, the worst body is that one. */
+    outcome o;
+    validate(ONE_BODY_OFF, 3, 1000, NULL, 0, &o);
+    ck_assert_uint_eq(o.check.vel_worst, 1123);
+}
+END_TEST
+
+START_TEST(single_body_must_be_exactly_zero)
+{
+    /* N = 1: no force at all. A step that returns any nonzero acceleration fails, however small;
+     * exactly zero passes. */
+    outcome o;
+    validate(CORRECT, 3, 1, NULL, 0, &o);
+    ck_assert_msg(nb_check_passed(&o.check), "%s", o.printed);
+    nb_state before, after;
+    ck_assert_int_eq(nb_state_alloc(&before, 2, 1), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&after, 2, 1), NB_EXIT_OK);
+    nb_init(&before, NB_MODEL_UNIFORM, NB_MASSES_EQUAL, 3);
+    nb_state_copy(&after, &before);
+    const double zero[2] = {0.0, 0.0};
+    after.vx[0] = after.vy[0] = after.vz[0] = after.vx[1] = after.vy[1] = after.vz[1] = 0.0f;
+    after.vy[1] = 1e-30f;
+    nb_check c;
+    nb_check_init(&c);
+    ck_assert_int_eq(nb_check_accel(&c, &before, &after, NULL, 0, zero, zero, zero), NB_EXIT_OK);
+    ck_assert_msg(!nb_check_passed(&c) && c.acc_worst == 1, "1e-30 for a lone body passes (max %g)", c.acc_max);
+    after.vy[1] = 0.0f;
+    nb_check_init(&c);
+    ck_assert_int_eq(nb_check_accel(&c, &before, &after, NULL, 0, zero, zero, zero), NB_EXIT_OK);
+    ck_assert(nb_check_passed(&c));
+    nb_state_free(&before);
+    nb_state_free(&after);
+}
+END_TEST
+
+START_TEST(sampled_comparison)
+{
+    /* Large runs compare a sample (index != NULL): the first and last body of each system and every
+     * 10th. A planted body in the sample is found by its index; the correct step passes. */
+    enum { SYSTEMS = 3, BODIES = 1000 };
+    size_t index[SYSTEMS * (BODIES / 10 + 1)], count = 0;
+    for (size_t s = 0; s < SYSTEMS; ++s) {
+        for (size_t i = 0; i < BODIES; i += 10)
+            index[count++] = s * BODIES + i + (i == 120 ? 3 : 0); /* 123 is in the sample */
+        index[count++] = s * BODIES + BODIES - 1;
+    }
+    outcome o;
+    validate(CORRECT, SYSTEMS, BODIES, index, count, &o);
+    ck_assert_msg(nb_check_passed(&o.check) && o.check.compared == count, "%s", o.printed);
+    validate(ONE_BODY_OFF, SYSTEMS, BODIES, index, count, &o);
+    ck_assert_msg(!nb_check_passed(&o.check) && o.check.acc_worst == 1123, "%s", o.printed);
+    validate(WRONG_SIGN, SYSTEMS, BODIES, index, count, &o);
+    ck_assert_msg(!nb_check_passed(&o.check) && o.check.acc_max >= MARGIN * o.check.tol_max, "%s", o.printed);
+}
+END_TEST
+
+START_TEST(tolerances_grow_beyond_16384)
+{
+    /* The fp32 rounding of a sum of N terms grows like sqrt(N): the tolerances do too, from 16384. */
+    ck_assert(nb_tol_acc_max(1) == NB_TOL_ACC_MAX && nb_tol_acc_max(16384) == NB_TOL_ACC_MAX);
+    ck_assert(nb_tol_acc_rms(16384) == NB_TOL_ACC_RMS);
+    ck_assert(fabs(nb_tol_acc_max(4 * 16384) - 2 * NB_TOL_ACC_MAX) < 1e-18);
+    ck_assert(fabs(nb_tol_acc_rms(100 * 16384) - 10 * NB_TOL_ACC_RMS) < 1e-18);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("validate");
+    TCase *faults = nbt_tcase(s, "planted-faults", 120);
+    tcase_add_test(faults, correct_step_passes);
+    tcase_add_loop_test(faults, planted_fault_fails, 0, FAULTS - 1);
+    tcase_add_test(faults, worst_body_in_state_check);
+    TCase *edges = nbt_tcase(s, "edges", 60);
+    tcase_add_test(edges, single_body_must_be_exactly_zero);
+    tcase_add_test(edges, sampled_comparison);
+    tcase_add_test(edges, tolerances_grow_beyond_16384);
+    return nbt_run(s, CK_FORK);
+}

@@ -1,0 +1,93 @@
+# tests/tests.mk: the Check suites (make test, make check, make test-gpu). Included by the Makefile.
+#
+#   unit suites   tests/check_<name>.c, one program each, linked with libnbody.a
+#   step suites   tests/check_step.c, compiled once per step of steps.list and linked with that step's
+#                 nbody.o and its platform (host.o for lang c, device.o for lang cu, linked by nvcc)
+# tests/run.sh runs the programs one after another and prints one line per suite; its exit status
+# is the verdict. GPU suites report SKIP where there is no GPU, and are not built without nvcc.
+# TEST_STEPS="00 03" restricts the step suites; logs and TAP files go to $(BUILD)/tests/log.
+
+TEST_UNITS := rng init snapshot cli validate physics agreement
+TEST_STEPS ?= $(STEP_IDS)
+TEST_DIR := $(BUILD)/tests
+TEST_OBJ := $(BUILD)/obj/tests
+
+# Check: unpacked Debian packages under DEPS_ROOT are linked statically (GPU machines have no apt);
+# otherwise pkg-config, read when a recipe runs (after $(BUILD)/.deps-check may have installed it).
+ifneq ($(DEPS_ROOT),)
+CHECK_CFLAGS := -isystem $(DEPS_ROOT)/usr/include
+CHECK_LIBS := $(DEPS_ROOT)/usr/lib/x86_64-linux-gnu/libcheck.a $(DEPS_ROOT)/usr/lib/x86_64-linux-gnu/libsubunit.a -lrt -lm -lpthread
+else
+CHECK_CFLAGS = $(shell pkg-config --cflags check)
+CHECK_LIBS = $(shell pkg-config --libs check)
+endif
+# nvcc does not take -pthread.
+CHECK_LIBS_NVCC = $(patsubst -pthread,-lpthread,$(CHECK_LIBS))
+TEST_CFLAGS = $(LAB_CFLAGS) -Itests $(CFLAGS) $(CHECK_CFLAGS)
+
+# Steps whose source exists; a registered step without one is reported as a failure, not skipped.
+test_source = $(call folder_of,$(1))/nbody.$(call lang_of,$(1))
+TEST_PRESENT := $(foreach s,$(TEST_STEPS),$(if $(wildcard $(call test_source,$(s))),$(s)))
+TEST_ABSENT := $(filter-out $(TEST_PRESENT),$(TEST_STEPS))
+TEST_CPU := $(filter $(CPU_IDS),$(TEST_PRESENT))
+TEST_GPU := $(filter $(GPU_IDS),$(TEST_PRESENT))
+test_prog = $(TEST_DIR)/bin/check_$(call folder_of,$(1))
+
+TEST_UNIT_PROGS := $(TEST_UNITS:%=$(TEST_DIR)/bin/check_%)
+TEST_CPU_PROGS := $(foreach s,$(TEST_CPU),$(call test_prog,$(s)))
+TEST_GPU_PROGS := $(if $(HAVE_NVCC),$(foreach s,$(TEST_GPU),$(call test_prog,$(s))))
+
+# What run.sh gets for a step, in registry order: its program, or why it is not run (a missing source
+# is a failure; a GPU step without nvcc a skip).
+test_arg = $(if $(filter $(1),$(TEST_ABSENT)),--fail '$(call folder_of,$(1))=source $(call test_source,$(1)) is missing (listed in steps.list)',$(if $(or $(filter $(1),$(CPU_IDS)),$(HAVE_NVCC)),$(call test_prog,$(1)),--skip '$(call folder_of,$(1))=nvcc not found: GPU suites not built'))
+TEST_STEP_ARGS := $(foreach s,$(TEST_STEPS),$(call test_arg,$(s)))
+TEST_GPU_ARGS := $(foreach s,$(filter $(GPU_IDS),$(TEST_STEPS)),$(call test_arg,$(s)))
+
+# The black-box suites run the CPU step programs as a user would: their paths, in registry order.
+TEST_ENV = NB_TEST_TMP='$(TEST_DIR)/tmp' NB_TEST_STEP_BINS='$(CPU_BINS)'
+
+$(TEST_OBJ)/%.o: tests/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-check $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(TEST_DIR)/bin/check_%: $(TEST_OBJ)/check_%.o $(TEST_OBJ)/testlib.o $(LIBNBODY)
+	@mkdir -p $(@D)
+	$(CC) -fopenmp $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+# $(1) id, $(2) folder, $(3) lang
+define TEST_STEP_RULES
+$(TEST_OBJ)/$(2)/check_step.o: tests/check_step.c $(BUILD)/gen/version.h | $(BUILD)/.deps-check $(BUILD)/.deps-zlib
+	@mkdir -p $$(@D)
+	$$(CC) $$(TEST_CFLAGS) -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' -c $$< -o $$@
+
+ifeq ($(3),c)
+$(TEST_DIR)/bin/check_$(2): $(TEST_OBJ)/$(2)/check_step.o $(TEST_OBJ)/testlib.o $(BUILD)/obj/$(2)/nbody.o \
+                            $(BUILD)/obj/common/host.o $(LIBNBODY)
+	@mkdir -p $$(@D)
+	$$(CC) -fopenmp $$(LDFLAGS) -o $$@ $$^ $$(CHECK_LIBS) $$(LDLIBS)
+else
+$(TEST_DIR)/bin/check_$(2): $(TEST_OBJ)/$(2)/check_step.o $(TEST_OBJ)/testlib.o $(BUILD)/obj/$(2)/nbody.o \
+                            $(BUILD)/obj/common/device.o $(LIBNBODY)
+	@mkdir -p $$(@D)
+	$$(NVCC) -arch=sm_$$(CUDA_ARCH) -o $$@ $$^ -Xcompiler -fopenmp $$(NVCC_LDFLAGS) $$(CHECK_LIBS_NVCC) $$(LDLIBS)
+endif
+endef
+$(foreach s,$(TEST_PRESENT),$(eval $(call TEST_STEP_RULES,$(s),$(call folder_of,$(s)),$(call lang_of,$(s)))))
+
+.PHONY: test check test-gpu test-build
+test-build: $(TEST_UNIT_PROGS) $(TEST_CPU_PROGS) $(TEST_GPU_PROGS) $(CPU_BINS)  ## build every test program
+
+test: test-build  ## run the Check suites: units, CPU steps, GPU steps (SKIP without a GPU)
+	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
+
+check: test  ## the same as make test
+
+test-gpu: $(TEST_GPU_PROGS)  ## run the GPU steps' suites only (needs nvcc and a GPU)
+ifeq ($(HAVE_NVCC),)
+	@echo "make test-gpu: nvcc not found (install the CUDA Toolkit, or NVCC=/path/to/nvcc)"; exit 2
+else
+	@$(TEST_ENV) bash tests/run.sh --require-run $(TEST_DIR) $(TEST_GPU_ARGS)
+endif
+
+# Keep the objects make would otherwise delete as intermediates of the pattern rules.
+.SECONDARY: $(TEST_UNITS:%=$(TEST_OBJ)/check_%.o) $(TEST_OBJ)/testlib.o
