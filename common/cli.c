@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -199,6 +200,11 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
             break;
         case OPT_DT:
             rc = nb_parse_double(optarg, "--dt", 0.0, 1e6, 0, &o->dt);
+            if (rc == NB_EXIT_OK && (float)o->dt < FLT_MIN) { /* the steps would not move at all */
+                nb_error("--dt %s: too small for float32, in which the steps compute (at least %g)",
+                         optarg, (double)FLT_MIN);
+                rc = NB_EXIT_ERROR;
+            }
             o->dt_set = 1;
             break;
         case OPT_EPS:
