@@ -60,6 +60,37 @@ static void add_num(line *l, double v)
         add(l, "%.6g,", v);
 }
 
+/* A file that is not empty must start with this lab's header. */
+static int check_header(const char *path, int fd)
+{
+    char first[sizeof NB_RESULTS_HEADER + 1];
+    ssize_t got = pread(fd, first, sizeof first, 0);
+    if (got < (ssize_t)sizeof first - 1 || memcmp(first, NB_RESULTS_HEADER, sizeof first - 2) != 0 ||
+        first[sizeof first - 2] != '\n') {
+        nb_error("%s has another header than this lab's results (move it away or pick another --csv)", path);
+        return NB_EXIT_ERROR;
+    }
+    return NB_EXIT_OK;
+}
+
+int nb_results_check(const char *path)
+{
+    if (nb_output_check(path) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    const int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return NB_EXIT_OK; /* not there yet: its folder takes new files */
+    if (access(path, W_OK) != 0) { /* appended to, not replaced */
+        nb_error("cannot write %s: %s", path, strerror(errno));
+        close(fd);
+        return NB_EXIT_ERROR;
+    }
+    struct stat st;
+    const int rc = fstat(fd, &st) == 0 && st.st_size > 0 ? check_header(path, fd) : NB_EXIT_OK;
+    close(fd);
+    return rc;
+}
+
 int nb_results_append(const char *path, const nb_result *r)
 {
     line l = {{0}, 0};
@@ -108,17 +139,13 @@ int nb_results_append(const char *path, const nb_result *r)
     struct stat st;
     int rc = NB_EXIT_OK;
     if (fstat(fd, &st) == 0 && st.st_size > 0) {
-        char first[sizeof NB_RESULTS_HEADER + 1];
-        ssize_t got = pread(fd, first, sizeof first, 0);
-        if (got < (ssize_t)sizeof first - 1 || memcmp(first, NB_RESULTS_HEADER, sizeof first - 2) != 0 ||
-            first[sizeof first - 2] != '\n') {
-            nb_error("%s has another header than this lab's results (move it away or pick another --csv)", path);
-            rc = NB_EXIT_ERROR;
-        }
+        rc = check_header(path, fd);
     } else {
         const char *h = NB_RESULTS_HEADER "\n";
-        if (write(fd, h, strlen(h)) != (ssize_t)strlen(h))
+        if (write(fd, h, strlen(h)) != (ssize_t)strlen(h)) {
+            nb_error("cannot write %s: %s", path, strerror(errno));
             rc = NB_EXIT_ERROR;
+        }
     }
     if (rc == NB_EXIT_OK && write(fd, l.buf, l.len) != (ssize_t)l.len) {
         nb_error("cannot write %s: %s", path, strerror(errno));

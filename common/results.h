@@ -36,6 +36,10 @@ typedef struct nb_result {
  * header differs. One write(2) with O_APPEND, so concurrent runs do not interleave. 0 or NB_EXIT_ERROR. */
 int nb_results_append(const char *path, const nb_result *r);
 
+/* Before a run: refuse now, with the same line, a file nb_results_append would refuse at the end
+ * (nb_output_check, or another header). 0 or NB_EXIT_ERROR. */
+int nb_results_check(const char *path);
+
 /* A whole CSV in memory, for readers of results. */
 typedef struct nb_csv {
     size_t columns, rows;

@@ -1,10 +1,15 @@
 /* util.c: error lines, checked allocation, checked size arithmetic. */
+#define _POSIX_C_SOURCE 200809L
 #include "util.h"
+#include "nbody.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *progname = "nbody";
 
@@ -57,6 +62,24 @@ void *nb_malloc(size_t bytes, const char *what)
 int nb_mul_overflows(uint64_t a, uint64_t b, uint64_t *out)
 {
     return __builtin_mul_overflow(a, b, out);
+}
+
+int nb_output_check(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        nb_error("cannot write %s: %s", path, strerror(EISDIR));
+        return NB_EXIT_ERROR;
+    }
+    /* The file is written beside itself and renamed, or appended to: its folder must take new files. */
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+    if (access(dir, W_OK | X_OK) != 0) {
+        nb_error("cannot write %s: %s", path, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    return NB_EXIT_OK;
 }
 
 uint64_t nb_host_memory_available(void)

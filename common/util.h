@@ -24,6 +24,11 @@ void *nb_malloc(size_t bytes, const char *what);
 /* a*b into *out; returns 1 on overflow. */
 int nb_mul_overflows(uint64_t a, uint64_t b, uint64_t *out);
 
+/* Before a run: 0 if `path` could be written through a temporary file and a rename (it is not a folder,
+ * its folder exists and takes new files), else NB_EXIT_ERROR after the line the write itself would
+ * give, so that a long run is not wasted. */
+int nb_output_check(const char *path);
+
 /* Host memory the kernel says is available (MemAvailable), or 0 if unknown. */
 uint64_t nb_host_memory_available(void);
 
