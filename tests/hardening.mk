@@ -1,0 +1,55 @@
+# tests/hardening.mk: bad input, sanitizers and fuzzing. Included by the top-level Makefile.
+#
+#   make test-hardening   every bad-input and edge case against the built programs; fails if one
+#                         misbehaves or if README's hardening table no longer says what happens
+#   make hardening-table  the same cases, then README's hardening table rewritten from what happened
+#   make sanitize         CPU steps, common/ and the tests under ASan + UBSan; valgrind on a small run
+#   make test-fuzz        the regression inputs, then FUZZ_SECONDS of libFuzzer per target (clang)
+#   make fuzz             libFuzzer on the snapshot reader and the command line until stopped
+
+# Steps whose folder exists (steps.list may name steps still being written).
+HARDEN_CPU_BINS := $(foreach s,$(CPU_IDS),$(if $(wildcard $(call folder_of,$(s))),$(call BIN,$(s))))
+HARDEN_GPU_BINS := $(if $(HAVE_NVCC),$(foreach s,$(GPU_IDS),$(if $(wildcard $(call folder_of,$(s))),$(call BIN,$(s)))))
+HARDEN_CRAFT := $(BUILD)/tools/hardening-craft
+
+$(HARDEN_CRAFT): tests/hardening/craft.c $(LIBNBODY) $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBNBODY) $(LDLIBS)
+
+.PHONY: hardening-tools test-hardening hardening-table sanitize test-sanitize fuzz test-fuzz
+hardening-tools: $(HARDEN_CRAFT)
+
+test-hardening: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT)  ## every bad input and edge case; fails on a misbehaving one or a stale README table
+	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening
+	@bash tests/hardening/table.sh --check README.md $(BUILD)/hardening/table.md
+
+hardening-table: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT)  ## run the bad-input cases, rewrite README's hardening table from what happened
+	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening; rc=$$?; \
+	  bash tests/hardening/table.sh --write README.md $(BUILD)/hardening/table.md && exit $$rc
+
+# ---- sanitizers ---------------------------------------------------------------------------------
+SANITIZE_BUILD ?= build/sanitize
+SANITIZE_CFLAGS ?= -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SANITIZE_LDFLAGS ?= -fsanitize=address,undefined
+
+sanitize:                                            ## CPU steps, common/ and tests under ASan+UBSan; valgrind on a small run
+	@bash tests/hardening/sanitize.sh $(SANITIZE_BUILD) "$(SANITIZE_CFLAGS)" "$(SANITIZE_LDFLAGS)"
+
+# ---- fuzzing (libFuzzer: clang) -----------------------------------------------------------------
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_TARGETS := snapshot cli
+FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wno-unknown-pragmas \
+              -Icommon -I$(BUILD)/gen
+FUZZ_LIB_SRC := $(addprefix common/,$(COMMON_SRC))
+
+$(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_SRC) $(wildcard common/*.h) $(BUILD)/gen/version.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB_SRC) -lz -lm -lpthread
+
+test-fuzz:                                           ## the fuzzers' regression inputs, then FUZZ_SECONDS of fuzzing per target
+	@bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz:                                                ## fuzz the snapshot reader and the command line until stopped (FUZZ_SECONDS=0)
+	@bash tests/fuzz/run.sh $(FUZZ_DIR) $(if $(filter 30,$(FUZZ_SECONDS)),0,$(FUZZ_SECONDS)) $(FUZZ_TARGETS)

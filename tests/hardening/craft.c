@@ -1,0 +1,246 @@
+/* craft.c: writes the snapshot files the hardening cases feed to the steps, good and bad, through the
+ * lab's own writer (so every CRC is right unless the case is a wrong CRC), then bends bytes.
+ *
+ *   hardening-craft KIND FILE     one file (KIND: see the table below)
+ *   hardening-craft --list        the kinds, one a line
+ *   hardening-craft --check FILE  0 if FILE is a valid snapshot (finite, CRC right), else 2 and why
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "init.h"
+#include "nbody.h"
+#include "reference.h"
+#include "snapshot.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* Byte edits of a good float32 file of 2 systems of 5 bodies (64 + 7*10*4 + 4 = 348 bytes). */
+typedef struct kind {
+    const char *name, *what;
+} kind;
+
+static const kind kinds[] = {
+    {"good", "2 systems of 5 Plummer bodies, float32"},
+    {"good64", "the same in float64"},
+    {"single", "3 systems of 1 body"},
+    {"coincident", "16 bodies, two of them at one place"},
+    {"allcoincident", "8 bodies all at one place, moving apart"},
+    {"onemass", "16 bodies, all the mass in one"},
+    {"far", "2 bodies 1e18 apart (their distance squared overflows float32)"},
+    {"nan", "a NaN position, right CRC"},
+    {"inf", "an infinite velocity, right CRC"},
+    {"big64", "a float64 position too large for float32, right CRC"},
+    {"negmass", "a negative mass, right CRC"},
+    {"empty", "no bytes"},
+    {"header", "the first 40 bytes of a good file"},
+    {"truncated", "a good file less its last 10 bytes"},
+    {"trailing", "a good file and 3 more bytes"},
+    {"magic", "a wrong first byte"},
+    {"version", "version 2"},
+    {"precision", "precision 3"},
+    {"zero", "0 systems"},
+    {"huge", "2^40 systems of 2^40 bodies (the product overflows)"},
+    {"hugefile", "2^30 bodies claimed by a 348-byte file"},
+    {"crc", "one byte of the data flipped"},
+    {"hdrnan", "a NaN dt in the header"},
+};
+
+static int write_bytes(const char *path, const unsigned char *bytes, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(bytes, 1, len, f) != len || fclose(f) != 0) {
+        nb_error("cannot write %s", path);
+        return NB_EXIT_ERROR;
+    }
+    return NB_EXIT_OK;
+}
+
+static unsigned char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = f ? (unsigned char *)malloc(1 << 16) : NULL;
+    if (!buf) {
+        nb_error("cannot read %s", path);
+        if (f)
+            fclose(f);
+        return NULL;
+    }
+    *len = fread(buf, 1, 1 << 16, f);
+    fclose(f);
+    return buf;
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; ++i)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* The CRC over everything but the last four bytes, rewritten: an edit the reader must catch by itself. */
+static void fix_crc(unsigned char *b, size_t len)
+{
+    put_u32(b + len - 4, (uint32_t)crc32(crc32(0L, Z_NULL, 0), b, (uInt)(len - 4)));
+}
+
+static int state(nb_state *s, size_t systems, size_t bodies)
+{
+    if (nb_state_alloc(s, systems, bodies) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    nb_init(s, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 7);
+    return NB_EXIT_OK;
+}
+
+static int craft(const char *name, const char *path)
+{
+    nb_state s;
+    int rc;
+    if (!strcmp(name, "good64")) {
+        nb_state64 w;
+        if (state(&s, 2, 5) != NB_EXIT_OK || nb_state64_alloc(&w, 2, 5) != NB_EXIT_OK)
+            return NB_EXIT_ERROR;
+        nb_state64_from(&w, &s);
+        rc = nb_snapshot_write64(path, &w, 0.01, 0.001);
+        nb_state64_free(&w);
+        nb_state_free(&s);
+        return rc;
+    }
+    if (!strcmp(name, "big64")) {
+        nb_state64 w;
+        if (state(&s, 2, 5) != NB_EXIT_OK || nb_state64_alloc(&w, 2, 5) != NB_EXIT_OK)
+            return NB_EXIT_ERROR;
+        nb_state64_from(&w, &s);
+        w.x[3] = 1e300;
+        rc = nb_snapshot_write64(path, &w, 0.01, 0.001);
+        nb_state64_free(&w);
+        nb_state_free(&s);
+        return rc;
+    }
+    const size_t systems = !strcmp(name, "single") ? 3 : 1;
+    const size_t bodies = !strcmp(name, "single") ? 1
+                          : !strcmp(name, "allcoincident") ? 8
+                          : !strcmp(name, "far") ? 2
+                          : (!strcmp(name, "coincident") || !strcmp(name, "onemass")) ? 16 : 0;
+    if (bodies) {
+        if (state(&s, systems, bodies) != NB_EXIT_OK)
+            return NB_EXIT_ERROR;
+        if (!strcmp(name, "coincident")) {
+            s.x[7] = s.x[3];
+            s.y[7] = s.y[3];
+            s.z[7] = s.z[3];
+        } else if (!strcmp(name, "allcoincident")) {
+            for (size_t i = 0; i < bodies; ++i)
+                s.x[i] = s.y[i] = s.z[i] = 0.25f;
+        } else if (!strcmp(name, "onemass")) {
+            for (size_t i = 0; i < bodies; ++i)
+                s.m[i] = i == 5 ? 1.0f : 0.0f;
+        } else if (!strcmp(name, "far")) {
+            s.x[0] = -5e17f;
+            s.x[1] = 5e17f;
+        }
+        rc = nb_snapshot_write(path, &s, 0.01, 0.001);
+        nb_state_free(&s);
+        return rc;
+    }
+
+    /* The rest are edits of the good file. */
+    if (state(&s, 2, 5) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    rc = nb_snapshot_write(path, &s, 0.01, 0.001);
+    nb_state_free(&s);
+    if (rc != NB_EXIT_OK)
+        return rc;
+    if (!strcmp(name, "good"))
+        return NB_EXIT_OK;
+    size_t len;
+    unsigned char *b = read_all(path, &len);
+    if (!b)
+        return NB_EXIT_ERROR;
+    const size_t data = NB_SNAPSHOT_HEADER_BYTES;
+    if (!strcmp(name, "nan")) {
+        const float v = NAN;
+        memcpy(b + data + 4 * 2, &v, 4);
+        fix_crc(b, len);
+    } else if (!strcmp(name, "inf")) {
+        const float v = INFINITY;
+        memcpy(b + data + 4 * 10 * 3 + 4, &v, 4); /* vx of body 1 */
+        fix_crc(b, len);
+    } else if (!strcmp(name, "negmass")) {
+        const float v = -0.1f;
+        memcpy(b + data + 4 * 10 * 6 + 4 * 7, &v, 4); /* m of body 2 of system 1 */
+        fix_crc(b, len);
+    } else if (!strcmp(name, "empty")) {
+        len = 0;
+    } else if (!strcmp(name, "header")) {
+        len = 40;
+    } else if (!strcmp(name, "truncated")) {
+        len -= 10;
+    } else if (!strcmp(name, "trailing")) {
+        memset(b + len, 0x55, 3);
+        len += 3;
+    } else if (!strcmp(name, "magic")) {
+        b[0] = 'X';
+    } else if (!strcmp(name, "version")) {
+        put_u32(b + 8, 2);
+    } else if (!strcmp(name, "precision")) {
+        put_u32(b + 12, 3);
+    } else if (!strcmp(name, "zero")) {
+        put_u64(b + 16, 0);
+    } else if (!strcmp(name, "huge")) {
+        put_u64(b + 16, (uint64_t)1 << 40);
+        put_u64(b + 24, (uint64_t)1 << 40);
+    } else if (!strcmp(name, "hugefile")) {
+        put_u64(b + 16, 1);
+        put_u64(b + 24, (uint64_t)1 << 30);
+    } else if (!strcmp(name, "crc")) {
+        b[data + 17] ^= 0x10;
+    } else if (!strcmp(name, "hdrnan")) {
+        put_u64(b + 56, UINT64_C(0x7ff8000000000000));
+        fix_crc(b, len);
+    } else {
+        free(b);
+        nb_error("unknown kind '%s' (see --list)", name);
+        return NB_EXIT_ERROR;
+    }
+    rc = write_bytes(path, b, len);
+    free(b);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    nb_set_progname("hardening-craft");
+    if (argc == 2 && !strcmp(argv[1], "--list")) {
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+            printf("%-14s %s\n", kinds[k].name, kinds[k].what);
+        return NB_EXIT_OK;
+    }
+    if (argc == 3 && !strcmp(argv[1], "--check")) {
+        nb_state s;
+        nb_snapshot_info info;
+        if (nb_snapshot_read(argv[2], &s, &info) != NB_EXIT_OK)
+            return NB_EXIT_ERROR;
+        printf("%s: %zu systems of %zu bodies, step %llu, every value finite\n", argv[2], s.systems, s.bodies,
+               (unsigned long long)info.step);
+        nb_state_free(&s);
+        return NB_EXIT_OK;
+    }
+    if (argc != 3) {
+        nb_error("usage: hardening-craft KIND FILE, or --list");
+        return NB_EXIT_ERROR;
+    }
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        if (!strcmp(kinds[k].name, argv[1]))
+            return craft(argv[1], argv[2]);
+    nb_error("unknown kind '%s' (see --list)", argv[1]);
+    return NB_EXIT_ERROR;
+}

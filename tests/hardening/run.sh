@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# tests/hardening/run.sh: every bad input and physical edge case the lab is hardened against, run
+# against the built programs, with what actually happened written down as a table.
+#
+#   tests/hardening/run.sh [--bin DIR] [--craft PROG] [--timeout S] OUT
+#
+# DIR holds the step binaries (default build/bin), PROG the snapshot crafter (tests/hardening/craft.c,
+# default DIR/../tools/hardening-craft). Each case runs in a fresh folder OUT/run/ID. A bad input must
+# give exit status 2, exactly one line on stderr starting with the program's name, nothing on stdout,
+# and leave every file as it was (no partial output, no temporary); a physical edge case must exit 0
+# with a valid, finite output snapshot. Writes OUT/table.md (the README's hardening table) and
+# OUT/cases.tsv; prints one line per case; exits 1 if any case did something else, 2 on bad usage.
+# GPU cases SKIP where no GPU is (except "no GPU", which SKIPs where there is one).
+set -u -o pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+me=hardening/run.sh
+usage() { echo "$me: usage: tests/hardening/run.sh [--bin DIR] [--craft PROG] [--timeout S] OUT" >&2; exit 2; }
+bin=$here/build/bin craft='' limit=300
+while [ $# -gt 0 ]; do
+    case $1 in
+    --bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
+    --craft) [ $# -ge 2 ] || usage; craft=$2; shift 2 ;;
+    --timeout) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || usage; limit=$2; shift 2 ;;
+    -*) echo "$me: unknown option $1 (see the top of tests/hardening/run.sh)" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+[ $# -eq 1 ] || usage
+[ -d "$bin" ] || { echo "$me: $bin: no such folder (build the steps first: make cpu)" >&2; exit 2; }
+bin=$(cd "$bin" && pwd)
+craft=${craft:-$bin/../tools/hardening-craft}
+[ -x "$craft" ] || { echo "$me: $craft: not built (make hardening-tools)" >&2; exit 2; }
+craft=$(cd "$(dirname "$craft")" && pwd)/$(basename "$craft")
+out=$1
+mkdir -p "$out" || { echo "$me: cannot make $out" >&2; exit 2; }
+out=$(cd "$out" && pwd)
+rm -rf "$out/run" "$out/table.md" "$out/cases.tsv"
+
+# The programs: every step of steps.list that is built here.
+cpu=() gpu=()
+while read -r id folder lang _; do
+    [ -x "$bin/$folder" ] || continue
+    if [ "$lang" = cu ]; then gpu+=("$folder"); else cpu+=("$folder"); fi
+done < <(awk '$1 ~ /^[0-9]+$/' "$here/steps.list")
+[ ${#cpu[@]} -gt 0 ] || { echo "$me: no step binary in $bin (make cpu)" >&2; exit 2; }
+have_gpu=0
+nvidia-smi -L 2> /dev/null | grep -q '^GPU' && have_gpu=1
+gpus=0
+[ $have_gpu -eq 1 ] && gpus=$(nvidia-smi -L | grep -c '^GPU')
+
+fails=0 count=0
+printf 'id\twhat\tcommand\texpected\toutcome\texit\tmessage\tsteps\n' > "$out/cases.tsv"
+
+# Put the inputs a case names into its folder: @KIND.nbs (crafted), @foreign.csv, @folder, @plain.
+prepare() {
+    local a
+    for a in "$@"; do
+        case $a in
+        @*.nbs) "$craft" "$(basename "$a" .nbs | tr -d @)" "${a#@}" > /dev/null || return 1 ;;
+        @foreign.csv) printf 'not,the,lab,header\n1,2,3,4\n' > foreign.csv ;;
+        @folder) mkdir -p folder ;;
+        @plain) echo "a plain file" > plain ;;
+        esac
+    done
+}
+
+# Every path, and every file's size and time: what a case must leave as it was (its own stdout.txt and
+# stderr.txt aside). A folder's time is not compared: a temporary made and removed in it changes it.
+fingerprint() {
+    find . -mindepth 1 \( -type f -printf '%p %s %T@\n' \) -o -printf '%p\n' 2> /dev/null |
+        grep -vE '^\./(stdout|stderr)\.txt ' | sort
+}
+
+# One program, one case; sets rc, line (stderr's first line) and why (empty if it behaved).
+attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite output) or mismatch (exit 1)
+    local kind=$1 prog=$2
+    shift 2
+    local dir=$out/run/$id/$prog
+    mkdir -p "$dir" && cd "$dir" || { why="cannot make $dir"; return; }
+    prepare "$@" || { why="could not craft its input"; cd "$out" || exit 2; return; }
+    local args=() a
+    for a in "$@"; do args+=("${a#@}"); done
+    local before
+    before=$(fingerprint)
+    local path=$bin/$prog
+    case $prog in */*) path=$here/$prog ;; esac
+    timeout -k 5 "$limit" "$path" "${args[@]}" > stdout.txt 2> stderr.txt
+    rc=$?
+    line=$(head -n 1 stderr.txt)
+    local lines
+    lines=$(wc -l < stderr.txt)
+    why=
+    local named="^${prog##*/}: ." # a step's line starts with its name; a script's with a name of its own
+    case $prog in */*) named='^[A-Za-z0-9_./-]+: .' ;; esac
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        why="still running after ${limit}s"
+    elif [ $rc -gt 128 ]; then
+        why="killed by signal $((rc - 128))"
+    elif [ "$kind" = bad ]; then
+        local after
+        after=$(fingerprint)
+        if [ $rc -ne 2 ]; then
+            why="exit $rc, not 2"
+        elif [ "$lines" -ne 1 ] || [ -n "$(tail -c 1 stderr.txt)" ]; then
+            why="$lines lines on stderr, not one"
+        elif ! [[ $line =~ $named ]]; then
+            why="the line does not start with the program's name"
+        elif [ -s stdout.txt ]; then
+            why="printed on stdout: $(head -c 80 stdout.txt)"
+        elif [ "$after" != "$before" ]; then
+            why="files changed: $(diff <(echo "$before") <(echo "$after") | grep -m 1 '^>' | cut -d' ' -f2)"
+        fi
+    elif [ "$kind" = edge ]; then
+        if [ $rc -ne 0 ]; then
+            why="exit $rc: $line"
+        elif ! "$craft" --check out.nbs > check.txt 2>&1; then
+            why="output: $(head -n 1 check.txt)"
+        else
+            line="validation PASS; $(sed 's/^out.nbs: //' check.txt)"
+        fi
+    elif [ "$kind" = mismatch ]; then
+        if [ $rc -ne 1 ]; then
+            why="exit $rc, not 1"
+        elif [ -e out.nbs ]; then
+            why="wrote out.nbs after a mismatch"
+        else
+            line="$(grep -m 1 worst stderr.txt | sed 's/^ *//')"
+        fi
+    fi
+    cd "$out" || exit 2
+}
+
+# case ID KIND WHERE "what was tried" ARGS...
+#   WHERE: cpu, gpu, all (every step), nogpu (GPU steps, where there is no GPU), or a script's path.
+#   Bad-input runs also get -q -o out.nbs --csv out.csv (before ARGS, which may override them), so a
+#   partial output would show; edge runs get -q -o out.nbs.
+case_() {
+    id=$1
+    local kind=$2 where=$3 what=$4
+    shift 4
+    local progs=() skip=
+    case $where in
+    cpu) progs=("${cpu[@]}") ;;
+    gpu) progs=("${gpu[@]}")
+        [ ${#gpu[@]} -gt 0 ] || skip="no GPU step built (nvcc missing)"
+        [ -n "$skip" ] || [ $have_gpu -eq 1 ] || skip="no GPU here" ;;
+    all) progs=("${cpu[@]}" "${gpu[@]}") ;;
+    nogpu) progs=("${gpu[@]}")
+        [ ${#gpu[@]} -gt 0 ] || skip="no GPU step built (nvcc missing)"
+        [ -n "$skip" ] || [ $have_gpu -eq 0 ] || skip="this machine has a GPU" ;;
+    *) progs=("$where") ;;
+    esac
+    local args=("$@")
+    case $kind in
+    bad) [[ $where == */* ]] || args=(-q -o out.nbs --csv out.csv "$@") ;;
+    edge | mismatch) args=(-q -o out.nbs "$@") ;;
+    esac
+    local shown="${*}" outcome exitcol message ran=()
+    count=$((count + 1))
+    if [ -n "$skip" ]; then
+        outcome="SKIP ($skip)" exitcol='' message=''
+    else
+        outcome=ok exitcol='' message=''
+        local p
+        for p in "${progs[@]}"; do
+            attempt "$kind" "$p" "${args[@]}"
+            ran+=("${p%%_*}")
+            if [ -z "$exitcol" ]; then exitcol=$rc message=$line; fi
+            if [ -n "$why" ]; then
+                outcome="FAIL ($p: $why)"
+                message=$line exitcol=$rc
+                fails=$((fails + 1))
+                break
+            fi
+            [ "$rc" = "$exitcol" ] || exitcol="$exitcol/$rc"
+        done
+    fi
+    local expected
+    case $kind in
+    bad) expected="2, one line" ;;
+    edge) expected="0, finite" ;;
+    mismatch) expected="1, FAIL" ;;
+    esac
+    local who
+    case $where in */*) who=${where} ;; *) who="<step>" ;; esac
+    printf '%-4s %-6s %-42s %s\n' "$id" "${outcome%% *}" "$what" "${outcome#ok}${message:+ | $message}"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$what" "$who $shown" "$expected" "$outcome" "$exitcol" \
+        "$message" "${ran[*]}" >> "$out/cases.tsv"
+}
+
+big=1073741824 # 2^30, the most bodies the lab takes
+# ---- numbers on the command line --------------------------------------------------------------
+case_ N0 bad all "zero bodies" -n 0
+case_ N1 bad all "negative bodies" -n -5
+case_ N2 bad all "bodies not a number" -n abc
+case_ N3 bad all "bodies in exponent form" -n 1e3
+case_ N4 bad all "bodies empty" -n ''
+case_ N5 bad all "bodies beyond 2^64" -n 99999999999999999999999
+case_ N6 bad all "zero systems" -S 0
+case_ N7 bad all "S x N beyond the lab's 2^30 bodies" -n $big -S 2
+case_ N8 bad cpu "S x N beyond host memory (checked before allocating)" -n $big
+case_ N9 bad all "negative steps" --steps -1
+case_ N10 bad all "zero repeats" --repeat 0
+case_ N11 bad all "seed beyond 2^64" --seed 18446744073709551616
+case_ D0 bad all "dt NaN" --dt nan
+case_ D1 bad all "dt infinite" --dt inf
+case_ D2 bad all "dt negative" --dt -0.001
+case_ D3 bad all "dt zero" --dt 0
+case_ D4 bad all "dt overflowing a double" --dt 1e999
+case_ D5 bad all "dt that is 0 in float32" --dt 1e-300 -n 16
+case_ D6 bad all "dt with trailing text" --dt 0.01s
+case_ E0 bad all "eps NaN" --eps nan
+case_ E1 bad all "eps negative" --eps -0.1
+case_ E2 bad all "eps infinite" --eps inf
+# ---- options --------------------------------------------------------------------------------
+case_ O0 bad all "unknown long option" --frobnicate
+case_ O1 bad all "unknown short option" -x
+case_ O2 bad all "option without its value" -n
+case_ O3 bad all "stray argument" foo
+case_ O4 bad all "unknown model" --model cube
+case_ O5 bad all "unknown validation mode" --validate maybe
+case_ O6 bad all "tag that would break the CSV" --tag 'a,b'
+case_ O7 bad all "--input with --bodies" -i @good.nbs -n 5
+case_ O8 bad all "--snapshot-every without --snapshot-dir" --snapshot-every 2
+case_ O9 bad all "collision of 1 body" --model collision -n 1
+case_ O10 bad cpu "GPU options on a CPU step" --gpus 2
+case_ O11 bad all "block beyond 1024" --block 2000
+case_ O12 bad all "--csv with --steps 0" -n 16 --steps 0
+# ---- snapshot files -------------------------------------------------------------------------
+case_ F0 bad cpu "input file missing" -i missing.nbs
+case_ F1 bad cpu "input is a folder" -i @folder
+case_ F2 bad cpu "input empty" -i @empty.nbs
+case_ F3 bad cpu "input not a snapshot" -i @plain
+case_ F4 bad cpu "input truncated in its header" -i @header.nbs
+case_ F5 bad cpu "input truncated in its data" -i @truncated.nbs
+case_ F6 bad cpu "input with trailing bytes" -i @trailing.nbs
+case_ F7 bad cpu "input with a wrong magic" -i @magic.nbs
+case_ F8 bad cpu "input of another version" -i @version.nbs
+case_ F9 bad cpu "input of precision 3" -i @precision.nbs
+case_ F10 bad cpu "input with 0 systems" -i @zero.nbs
+case_ F11 bad cpu "input claiming 2^40 x 2^40 bodies" -i @huge.nbs
+case_ F12 bad cpu "input claiming 2^30 bodies in 348 bytes" -i @hugefile.nbs
+case_ F13 bad cpu "input corrupted (CRC)" -i @crc.nbs
+case_ F14 bad cpu "input with a NaN position" -i @nan.nbs
+case_ F15 bad cpu "input with an infinite velocity" -i @inf.nbs
+case_ F16 bad cpu "input (float64) beyond float32" -i @big64.nbs
+case_ F17 bad cpu "input with a negative mass" -i @negmass.nbs
+case_ F18 bad cpu "input with a NaN dt in its header" -i @hdrnan.nbs
+# ---- outputs --------------------------------------------------------------------------------
+case_ W0 bad cpu "output in a missing folder" -n 16 --steps 1 -o nodir/out.nbs
+case_ W1 bad cpu "output onto a folder" -n 16 --steps 1 -o @folder
+case_ W2 bad cpu "CSV in a missing folder" -n 16 --steps 1 --csv nodir/out.csv
+case_ W3 bad cpu "CSV with another header" -n 16 --steps 1 --csv @foreign.csv
+case_ W4 bad cpu "snapshot folder missing" -n 16 --steps 2 --snapshot-every 1 --snapshot-dir nodir
+case_ W5 bad cpu "snapshot folder is a file" -n 16 --steps 2 --snapshot-every 1 --snapshot-dir @plain
+# ---- GPUs -----------------------------------------------------------------------------------
+case_ G0 bad nogpu "a GPU step without a GPU" -n 1000
+case_ G1 bad gpu "more GPUs than exist" -n 1000 --gpus $((gpus + 1))
+case_ G2 bad gpu "S x N beyond device memory (host check first)" -n $big
+# ---- physics at the edges -------------------------------------------------------------------
+case_ P0 edge cpu "N = 1 (3 systems)" -n 1 -S 3 --steps 5
+case_ P1 edge cpu "N = 2, one body per sphere" --model collision -n 2 -S 2 --steps 5
+case_ P2 edge cpu "two coincident bodies, eps 0.01" -i @coincident.nbs --steps 20
+case_ P3 edge cpu "all bodies at one place, eps 0.01" -i @allcoincident.nbs --steps 20
+case_ P4 edge cpu "all the mass in one body" -i @onemass.nbs --steps 20
+case_ P5 edge cpu "eps = 0, no two bodies at one place" --eps 0 -n 64 -S 2 --steps 5
+case_ P6 bad cpu "eps = 0 with two coincident bodies" -i @coincident.nbs --eps 0
+case_ P7 edge cpu "eps = 1e6 (forces ~0)" --eps 1e6 -n 64 --steps 5
+case_ P8 edge cpu "dt = 1e6 (bodies fly apart)" --dt 1e6 -n 64 --steps 20
+case_ P9 mismatch cpu "bodies 1e18 apart (m/r^2 below float32)" -i @far.nbs --steps 1
+case_ P10 edge gpu "awkward N = 4099, S = 3" -n 4099 -S 3 --steps 2
+case_ P11 edge gpu "coincident bodies and one heavy body" -i @onemass.nbs --steps 20
+# ---- scripts --------------------------------------------------------------------------------
+case_ S0 bad grading/handout.sh "handout.sh without a folder"
+case_ S1 bad grading/handout.sh "handout.sh --strip of a missing file" --strip missing.c
+case_ S2 bad tests/compute-sanitizer.sh "compute-sanitizer.sh without a folder"
+case_ S3 bad tests/compute-sanitizer.sh "compute-sanitizer.sh, a step that is not one" @folder step99
+case_ S4 bad tests/hardening/run.sh "hardening/run.sh with a bad --timeout" --timeout x y
+
+# ---- the table ----------------------------------------------------------------------------------
+{
+    echo "What every program does with bad input and at the physical edges: $count cases, run by"
+    echo "\`make hardening-table\` ($(date -u +%Y-%m-%d), $(git -C "$here" rev-parse --short=12 HEAD 2> /dev/null || echo unknown),"
+    echo "$( [ $have_gpu -eq 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 || echo 'no GPU'); \`make test-hardening\` checks it). Expected: bad input exits 2 with one line on"
+    echo "stderr, nothing on stdout and no file touched; an edge case exits 0 with a finite output snapshot."
+    echo
+    echo "| | what was tried | command | expected | outcome | exit | what it said |"
+    echo "|---|---|---|---|---|---|---|"
+    awk -F'\t' 'NR > 1 {
+        cmd = $3; gsub(/\|/, "\\|", cmd); msg = $7; gsub(/\|/, "\\|", msg)
+        if (length(msg) > 150) msg = substr(msg, 1, 147) "..."
+        printf "| %s | %s | `%s` | %s | %s | %s | %s |\n", $1, $2, cmd, $4, $5, $6, msg
+    }' "$out/cases.tsv"
+} > "$out/table.md"
+if [ $fails -gt 0 ]; then
+    echo "hardening: $fails of $count cases FAILED (table: $out/table.md)"
+    exit 1
+fi
+echo "hardening: all $count cases behaved (table: $out/table.md)"
