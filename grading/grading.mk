@@ -1,0 +1,75 @@
+# grading/grading.mk: make grade, grade-plot and grade-selftest (included by the top-level Makefile).
+# The grader is grading/grade.c; what it checks and times is in grading/README.md.
+#   make grade                  every step of steps.list      make grade STEP=03 / STEPS="00 01 05"
+#   GRADE_N GRADE_S GRADE_STEPS (GPU time steps) GRADE_CPU_STEPS GRADE_REPEAT: the timed run
+#   GRADE_CHECK_N GRADE_JOBS GRADE_TIMEOUT (seconds per case): the correctness cases
+
+GRADE_DIR       ?= $(BUILD)/grade
+GRADE_N         ?= 65536
+GRADE_S         ?= 1
+GRADE_STEPS     ?= 10
+GRADE_CPU_STEPS ?= 1
+GRADE_REPEAT    ?= 3
+GRADE_TIMEOUT   ?= 900
+GRADE_CHECK_N   ?= 1 2 31 257 1000 4099 16384
+# Correctness cases at once: they are independent; the timed run is always alone.
+GRADE_JOBS      ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
+
+GRADER    := $(BUILD)/grading/grade
+GPU_PROBE := $(BUILD)/grading/gpu_probe
+GRADE_ARGS = --registry steps.list --build '$(BUILD)' --out '$(GRADE_DIR)' --make '$(MAKE)' --nvcc '$(NVCC)' \
+  --probe '$(GPU_PROBE)' --bodies '$(GRADE_N)' --systems '$(GRADE_S)' --gpu-steps '$(GRADE_STEPS)' \
+  --cpu-steps '$(GRADE_CPU_STEPS)' --repeat '$(GRADE_REPEAT)' --timeout '$(GRADE_TIMEOUT)' \
+  --check-n '$(GRADE_CHECK_N)' --jobs '$(GRADE_JOBS)'
+
+$(BUILD)/obj/grading/grade.o: grading/grade.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(GRADER): $(BUILD)/obj/grading/grade.o $(LIBNBODY)
+	@mkdir -p $(@D)
+	$(CC) -fopenmp $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# cudaGetDeviceCount, built only where nvcc is; a probe that fails to build or run means "no GPU".
+$(GPU_PROBE): grading/gpu_probe.cu
+	@mkdir -p $(@D)
+	$(NVCC) -o $@ $<
+
+# The probe is built in the recipe, not as a prerequisite: without it GPU steps SKIP, nothing fails.
+define grade_probe
+$(if $(HAVE_NVCC),$(MAKE) --no-print-directory -s $(GPU_PROBE) >/dev/null 2>&1 || \
+  echo "grade: the GPU probe ($(GPU_PROBE)) did not build: GPU steps will be asked of nvidia-smi" >&2;)
+endef
+
+.PHONY: grade grade-plot grade-selftest
+grade: $(GRADER)           ## check and time every step (STEP=NN or STEPS="00 01 05"): table, CSV, ladder plot
+	+@$(grade_probe) $(GRADER) $(GRADE_ARGS) --steps '$(strip $(or $(STEPS),$(STEP)))'
+
+grade-plot: $(GRADER)      ## redraw the ladder from the last grade's results.csv (e.g. after installing gnuplot)
+	+@$(grade_probe) $(GRADER) --out '$(GRADE_DIR)' --probe '$(GPU_PROBE)' --plot '$(GRADE_DIR)/results.csv'
+
+grade-selftest: $(GRADER)  ## show the grader FAILs broken copies of step00 (and step03 on a GPU)
+	+@$(grade_probe) MAKE='$(MAKE)' BUILD='$(BUILD)' GRADER='$(GRADER)' GPU_PROBE='$(GPU_PROBE)' NVCC='$(NVCC)' \
+	  GRADE_JOBS='$(GRADE_JOBS)' GRADE_TIMEOUT='$(GRADE_TIMEOUT)' GRADE_CHECK_N='$(GRADE_CHECK_N)' \
+	  bash grading/selftest.sh
+
+# A copy of a step's source, built outside the tree exactly as the step is (its flags, its main.o, the
+# library), for grade-selftest: make grade-copy COPY_ID=00 COPY_SRC=dir/nbody.c COPY_BIN=dir/step00 [COPY_FLAGS=...]
+ifneq ($(COPY_BIN),)
+COPY_FOLDER := $(call folder_of,$(COPY_ID))
+COPY_LANG := $(call lang_of,$(COPY_ID))
+ifeq ($(COPY_FOLDER),)
+$(error COPY_ID=$(COPY_ID): no such step in steps.list)
+endif
+.PHONY: grade-copy
+grade-copy: $(COPY_BIN)
+ifeq ($(COPY_LANG),c)
+$(COPY_BIN): $(COPY_SRC) $(BUILD)/obj/$(COPY_FOLDER)/main.o $(BUILD)/obj/common/host.o $(LIBNBODY)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) -c $< -o $@.o
+	$(CC) -fopenmp $(LDFLAGS) -o $@ $@.o $(filter-out $<,$^) $(LDLIBS)
+else
+$(COPY_BIN): $(COPY_SRC) $(BUILD)/obj/$(COPY_FOLDER)/main.o $(BUILD)/obj/common/device.o $(LIBNBODY)
+	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) -c $< -o $@.o
+	$(NVCC) -arch=sm_$(CUDA_ARCH) -o $@ $@.o $(filter-out $<,$^) -Xcompiler -fopenmp $(NVCC_LDFLAGS) $(LDLIBS)
+endif
+endif

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# selftest.sh: proves that `make grade` catches real mistakes (run by `make grade-selftest`).
+# It plants one fault at a time as a source edit (sed) in a copy of a step, outside the source tree
+# (under $BUILD/grade/selftest), builds the copy with the Makefile's rules for that step (make
+# grade-copy), grades it, and expects FAIL. The unchanged copy must PASS (so the FAILs come from the
+# faults, not from the copying), and on a GPU so must a correct step built with nvcc --use_fast_math.
+# CPU faults go into step00_serial; GPU faults into step03_tiling, where a GPU exists (else SKIP).
+# Exit status 0 only if every case came out as expected. Verdicts are read from the grader's
+# verdicts.csv, never from its printed table.
+set -u -o pipefail
+MAKE=${MAKE:-make}
+BUILD=${BUILD:-build}
+GRADER=${GRADER:-$BUILD/grading/grade}
+GPU_PROBE=${GPU_PROBE:-$BUILD/grading/gpu_probe}
+NVCC=${NVCC:-nvcc}
+GRADE_JOBS=${GRADE_JOBS:-2}
+GRADE_TIMEOUT=${GRADE_TIMEOUT:-900}
+GRADE_CHECK_N=${GRADE_CHECK_N:-1 2 31 257 1000 4099 16384}
+root=$BUILD/grade/selftest
+cache=$BUILD/grade/ref-cache
+mkdir -p "$root" "$cache"
+
+cpu_step=00
+gpu_step=03
+folder_of() { awk -v id="$1" '$1 ~ /^[0-9]+$/ && $1 == id { print $2 }' steps.list; }
+
+# name | step | what the fault is | sed program (one or more -e expressions, applied to the copy)
+faults=(
+    "partial-tile|$cpu_step|the j loop stops at the last multiple of 256 below n|s/j < first + n; ++j/j < first + n \/ 256 * 256; ++j/"
+    "wrong-sign|$cpu_step|x_i - x_j instead of x_j - x_i: repulsion|s/= x\[j\] - x\[i\]/= x[i] - x[j]/;s/= y\[j\] - y\[i\]/= y[i] - y[j]/;s/= z\[j\] - z\[i\]/= z[i] - z[j]/"
+    "mass-ignored|$cpu_step|every body pulls with unit mass|s/= m\[j\] \* inv \* inv \* inv/= inv * inv * inv/"
+    "mass-of-i|$cpu_step|m_i for m_j (only random masses show it)|s/= m\[j\] \* inv/= m[i] * inv/"
+    "system-offset|$cpu_step|a system starts at i / n, not i / n * n|s/first = i \/ n \* n;/first = i \/ n;/"
+    "drift-before-kick|$cpu_step|positions move with the old velocity|s/s->v\([xyz]\)\[i\] += a\([xyz]\)\[i\] \* run->dt;/KICK_\1/;s/s->\([xyz]\)\[i\] += s->v\([xyz]\)\[i\] \* run->dt;/s->v\1[i] += a\1[i] * run->dt;/;s/KICK_\([xyz]\)/s->\1[i] += s->v\1[i] * run->dt;/"
+    "nan|$cpu_step|no softening: the j = i term is 0/0|s/+ eps2; \/\* softening/; \/* softening/"
+    "partial-tile|$gpu_step|the last partial tile of bodies is skipped|s/const int tiles = (n + blockDim.x - 1) \/ blockDim.x;/const int tiles = n \/ blockDim.x;/"
+    "wrong-sign|$gpu_step|x_i - x_j instead of x_j - x_i: repulsion|s/= pj\.\([xyz]\) - \([xyz]\)i;/= \2i - pj.\1;/"
+    "mass-ignored|$gpu_step|every body pulls with unit mass|s/const float f = pj\.w \* inv/const float f = inv/"
+    "system-offset|$gpu_step|every system reads system 0's bodies|s/const nb_body \*b = bodies + (size_t)sys \* n;/const nb_body *b = bodies;/"
+    "drift-before-kick|$gpu_step|positions move with the old velocity|s/b->v\([xyz]\) += a\([xyz]\) \* dt;/KICK_\1/;s/b->\([xyz]\) += b->v\([xyz]\) \* dt;/b->v\1 += a\1 * dt;/;s/KICK_\([xyz]\)/b->\1 += b->v\1 * dt;/"
+    "nan|$gpu_step|no softening: the j = i term is 0/0|s/dz \* dz + eps2;/dz * dz;/"
+)
+# name | step | compiler flags | why it must pass
+controls=(
+    "unchanged|$cpu_step||the copy machinery itself changes nothing"
+    "unchanged|$gpu_step||the copy machinery itself changes nothing"
+    "fast-math|$gpu_step|--use_fast_math|a correct step under nvcc --use_fast_math is still correct"
+)
+
+gpus=$("$GRADER" --out "$root" --probe "$GPU_PROBE" --count-gpus 2>/dev/null) || gpus=0
+have_nvcc=0
+command -v "$NVCC" >/dev/null 2>&1 && have_nvcc=1
+
+expected=0 unexpected=0 skipped=0
+printf 'grade-selftest: faults planted in copies under %s; GPUs here: %s\n\n' "$root" "$gpus"
+
+# skip_reason STEP: why a copy of this step cannot be graded here (empty: it can).
+skip_reason() {
+    local lang
+    lang=$(awk -v id="$1" '$1 ~ /^[0-9]+$/ && $1 == id { print $3 }' steps.list)
+    [ "$lang" = cu ] || return 0
+    [ "$have_nvcc" = 1 ] || { echo "no nvcc"; return 0; }
+    [ "$gpus" -gt 0 ] 2>/dev/null || { echo "no GPU"; return 0; }
+}
+
+# report GOT WHY: two lines per case, and the tally.
+report() {
+    local got=$1 why=$2 mark
+    if [ "$got" = "$expect" ]; then
+        mark=ok; expected=$((expected + 1))
+    elif [ "$got" = SKIP ]; then
+        mark=skip; skipped=$((skipped + 1))
+    else
+        mark=BAD; unexpected=$((unexpected + 1))
+    fi
+    printf '%-4s %s %-17s %s\n     expected %s, got %s: %s\n' "$mark" "$id" "$name" "$what" "$expect" "$got" "$why"
+}
+
+# run_case NAME STEP EXPECT FLAGS SED WHAT: copy, plant, build, grade, compare.
+run_case() {
+    local name=$1 id=$2 expect=$3 flags=$4 program=$5 what=$6
+    local folder src ext dir skip
+    folder=$(folder_of "$id")
+    src=$(ls "$folder"/nbody.c "$folder"/nbody.cu 2>/dev/null | head -n1)
+    skip=$(skip_reason "$id")
+    if [ -n "$skip" ]; then
+        report "SKIP" "$skip"
+        return
+    fi
+    if [ -z "$src" ]; then
+        report "BROKEN" "no source for step $id in steps.list"
+        return
+    fi
+    ext=${src##*.}
+    dir=$root/$id-$name
+    mkdir -p "$dir"
+    # Written through a temporary name and kept if unchanged, so make rebuilds only what changed.
+    if ! sed -e "$program" "$src" > "$dir/nbody.$ext.new"; then
+        report "BROKEN" "sed failed on $src"
+        return
+    fi
+    if [ -n "$program" ] && cmp -s "$src" "$dir/nbody.$ext.new"; then
+        report "BROKEN" "the fault was not planted: the sed matched nothing in $src (has the step changed?)"
+        return
+    fi
+    cmp -s "$dir/nbody.$ext.new" "$dir/nbody.$ext" && rm -f "$dir/nbody.$ext.new" || mv "$dir/nbody.$ext.new" "$dir/nbody.$ext"
+    local bin=$dir/$folder
+    if ! $MAKE -s --no-print-directory BUILD="$BUILD" grade-copy COPY_ID="$id" COPY_SRC="$dir/nbody.$ext" \
+        COPY_BIN="$bin" COPY_FLAGS="$flags" > "$dir/build.log" 2>&1; then
+        report "BROKEN" "the copy did not build: see $dir/build.log"
+        return
+    fi
+    "$GRADER" --steps "$id" --binary "$bin" --label "$name" --no-timing --out "$dir/grade" --ref-cache "$cache" \
+        --probe "$GPU_PROBE" --jobs "$GRADE_JOBS" --timeout "$GRADE_TIMEOUT" --check-n "$GRADE_CHECK_N" \
+        > "$dir/grade.log" 2>&1
+    local rc=$? got why
+    got=$(awk -F, 'NR == 2 { print $3 }' "$dir/grade/verdicts.csv" 2>/dev/null)
+    why=$(awk -F, 'NR == 2 { print $4 }' "$dir/grade/verdicts.csv" 2>/dev/null)
+    [ -n "$got" ] || { got=BROKEN; why="the grader wrote no verdict (exit status $rc): see $dir/grade.log"; }
+    # The exit status must agree with the verdict: 1 for a FAIL, 0 for a PASS.
+    if { [ "$got" = FAIL ] && [ $rc -ne 1 ]; } || { [ "$got" = PASS ] && [ $rc -ne 0 ]; }; then
+        why="verdict $got but exit status $rc"
+        got=BROKEN
+    fi
+    [ "$got" = PASS ] && why=$(awk -F, 'NR == 2 { printf "%s of %s cases passed", $6, $7 }' "$dir/grade/verdicts.csv")
+    report "$got" "$why"
+}
+
+for f in "${faults[@]}"; do
+    IFS='|' read -r name id what program <<< "$f"
+    run_case "$name" "$id" FAIL "" "$program" "$what"
+done
+for c in "${controls[@]}"; do
+    IFS='|' read -r name id flags what <<< "$c"
+    run_case "$name" "$id" PASS "$flags" "" "$what"
+done
+
+printf '\ngrade-selftest: %d as expected, %d unexpected, %d skipped' "$expected" "$unexpected" "$skipped"
+[ "$skipped" -gt 0 ] && printf ' (GPU cases need nvcc and a GPU)'
+printf '; logs in %s/<step>-<case>/\n' "$root"
+[ "$unexpected" -eq 0 ] && [ "$expected" -gt 0 ]
