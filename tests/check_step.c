@@ -120,7 +120,7 @@ START_TEST(against_reference)
     fclose(f);
     printf("%s %s: acc max %.2e rms %.2e, state pos %.2e vel %.2e: %s\n", NB_STEP_NAME, what, check.acc_max,
            check.acc_rms, check.pos_max, check.vel_max, nb_check_passed(&check) ? "PASS" : "FAIL");
-    ck_assert_msg(nb_check_passed(&check), "%s %s:\n%s", NB_STEP_NAME, what, report);
+    ck_assert_msg(nb_check_passed(&check), "%s %s: %s", NB_STEP_NAME, what, nbt_one_line(report));
     nb_state64_free(&ref);
     nb_state_free(&trial);
     nb_state_free(&init);
@@ -136,7 +136,8 @@ START_TEST(circular_orbit)
      * steps). Kick-drift leapfrog turns the orbit by 2 asin(dt/2) a step, so after K steps the pair
      * is ahead by K * 2 asin(dt/2) - 2 pi = 1.03e-5 rad: the period is short by (dt)^2/24 = 1.6e-6.
      * fp32 adds at most one rounding (2^-24) of the orbit a step: K * 6e-8 = 6e-5 if every one
-     * pushed the same way. Tolerance 1e-4 on the radius and the period (measured for step00: 2e-6). */
+     * pushed the same way. Tolerance 1e-4 on the radius and the period (steps 00-06: radius within
+     * 3.4e-6, period within 5.6e-7; fp32 cannot resolve the leapfrog's 1.6e-6 shift). */
     const int K = 1000;
     const double dt = 2 * PI / K, eps = 1e-6;
     nb_state s;
@@ -184,14 +185,14 @@ static double norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] +
 START_TEST(conservation)
 {
     /* A Plummer sphere of N = 256 with random masses, 1000 steps of dt = 1e-3, eps = 0.01.
-     * Energy: leapfrog's error is the integrator's, not the step's, so the step's relative energy
-     * change must equal the fp64 reference's (measured -3.8e-5 for equal masses) to within fp32
-     * rounding: each step rounds every coordinate once (2^-24), over 1000 steps a random walk of
-     * ~2e-6 relative, 6e-5 if all in one direction. Tolerance 1e-5 on the difference (step00: 1e-7).
+     * Energy: leapfrog's error belongs to the integrator, not to the step, so the step's relative
+     * energy change must equal the fp64 reference's (2.43e-5 here) to within fp32 rounding: each step
+     * rounds every coordinate once (2^-24); over 1000 steps that is a random walk of ~2e-6, at most
+     * 6e-5 if every rounding went one way. Tolerance 1e-5 on the difference (steps 00-06: <= 5e-8).
      * Momentum and angular momentum: exact for pairwise-antisymmetric forces; fp32 sums break the
-     * symmetry by ~2^-24 of each force: |delta p| ~ 1000 steps * dt * sum m|a| * 6e-8 ~ 1e-7,
-     * against the scale sum m|v| ~ 0.5. Tolerance 1e-5 of that scale; a force that breaks Newton's
-     * third law (m_i for m_j) gives ~1e-2. */
+     * symmetry by ~2^-24 of each force: |delta p| ~ 1000 steps * dt * sum m|a| * 6e-8 ~ 1e-7 against
+     * the scale sum m|v| = 0.67. Tolerance 1e-5 of that scale (steps 00-06: <= 4.2e-8); a force that
+     * breaks Newton's third law (m_i for m_j) gives ~1e-2. */
     const size_t n = 256;
     const double eps = 0.01, eps2 = eps * eps, dt = 1e-3;
     const uint64_t steps = 1000;

@@ -85,6 +85,7 @@ while [ $# -gt 0 ]; do
         if [ "$rc" != 0 ] && [ "$rc" != 1 ]; then
             tail -n 5 "$logs/$name.log" | sed 's/^/      | /'
         fi
+        echo "      (all of it: $logs/$name.log)"
     fi
 done
 

@@ -72,6 +72,25 @@ void nbt_capture_end(nbt_capture *c)
         c->lines += *p == '\n';
 }
 
+char *nbt_one_line(char *text)
+{
+    char *out = text;
+    for (const char *in = text; *in;) {
+        if (*in != '\n') {
+            *out++ = *in++;
+            continue;
+        }
+        while (*in == '\n' || *in == ' ')
+            ++in;
+        if (*in && out != text) {
+            memcpy(out, " | ", 3);
+            out += 3;
+        }
+    }
+    *out = '\0';
+    return text;
+}
+
 static char tmpdir[4096];
 
 const char *nbt_tmpdir(void)

@@ -42,6 +42,10 @@ typedef struct nbt_capture {
 void nbt_capture_begin(nbt_capture *c);
 void nbt_capture_end(nbt_capture *c);
 
+/* Make a multi-line report one line, in place ("a\n  b\n" -> "a | b"): Check's messages and the TAP
+ * lines made from them are one line each. Returns text. */
+char *nbt_one_line(char *text);
+
 /* A fresh folder for this process under $NB_TEST_TMP (default /tmp); made on first use. */
 const char *nbt_tmpdir(void);
 /* nbt_tmpdir()/name, in a buffer that lives until the next call with the same slot (0..7). */

@@ -15,7 +15,7 @@ TEST_OBJ := $(BUILD)/obj/tests
 # Check: unpacked Debian packages under DEPS_ROOT are linked statically (GPU machines have no apt);
 # otherwise pkg-config, read when a recipe runs (after $(BUILD)/.deps-check may have installed it).
 ifneq ($(DEPS_ROOT),)
-CHECK_CFLAGS := -isystem $(DEPS_ROOT)/usr/include
+CHECK_CFLAGS := $(if $(findstring -isystem $(DEPS_ROOT)/usr/include,$(LAB_CFLAGS)),,-isystem $(DEPS_ROOT)/usr/include)
 CHECK_LIBS := $(DEPS_ROOT)/usr/lib/x86_64-linux-gnu/libcheck.a $(DEPS_ROOT)/usr/lib/x86_64-linux-gnu/libsubunit.a -lrt -lm -lpthread
 else
 CHECK_CFLAGS = $(shell pkg-config --cflags check)
