@@ -178,7 +178,8 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
         {0, 0, 0, 0}};
 
     opterr = 0; /* our own messages, one line each */
-    optind = 1;
+    /* 0, not 1: getopt (glibc, musl) then also forgets short options an earlier parse left half read. */
+    optind = 0;
     int c;
     uint64_t u;
     while ((c = getopt_long(argc, argv, ":n:S:k:i:o:r:qhV", longopts, NULL)) != -1) {
