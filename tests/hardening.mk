@@ -38,6 +38,7 @@ sanitize:                                            ## CPU steps, common/ and t
 # ---- fuzzing (libFuzzer: clang) -----------------------------------------------------------------
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
+FUZZ_TIME ?= 0
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_TARGETS := snapshot cli
 FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wno-unknown-pragmas \
@@ -48,8 +49,10 @@ $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_SRC) $(wildcard common/*.h) $
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB_SRC) -lz -lm -lpthread
 
-test-fuzz:                                           ## the fuzzers' regression inputs, then FUZZ_SECONDS of fuzzing per target
-	@bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+FUZZ_MAKE = $(MAKE) --no-print-directory BUILD=$(BUILD) FUZZ_CC=$(FUZZ_CC)
 
-fuzz:                                                ## fuzz the snapshot reader and the command line until stopped (FUZZ_SECONDS=0)
-	@bash tests/fuzz/run.sh $(FUZZ_DIR) $(if $(filter 30,$(FUZZ_SECONDS)),0,$(FUZZ_SECONDS)) $(FUZZ_TARGETS)
+test-fuzz:                                           ## the fuzzers' regression inputs, then FUZZ_SECONDS of fuzzing per target
+	@FUZZ_CC='$(FUZZ_CC)' bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) "$(FUZZ_MAKE)" $(FUZZ_TARGETS)
+
+fuzz:                                                ## fuzz the snapshot reader and the command line (FUZZ_TIME seconds each; 0: until stopped)
+	@FUZZ_CC='$(FUZZ_CC)' bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TIME) "$(FUZZ_MAKE)" $(FUZZ_TARGETS)
