@@ -1,0 +1,38 @@
+# report.mk: the instructors' targets (included by the top-level Makefile).
+#   make report     measure every sweep on this machine (report/measure.sh), then draw everything
+#   make figures    draw every figure and rewrite the report's tables from the recorded CSVs (no GPU)
+#   make movie      run a two-galaxy collision on the CPU and draw it as an animated GIF
+# Recordings live in report/data/gpu (a GPU machine: every step) and report/data/cpu (a CPU-only
+# machine: the CPU steps and the physics); the figures read data/gpu first, then data/cpu.
+
+REPORT_TOOLS := $(BUILD)/tools/diag $(BUILD)/tools/snap2txt $(BUILD)/tools/kepler
+# Where `make report` records: a GPU machine's run replaces report/data/gpu, a CPU machine's report/data/cpu.
+REPORT_OUT = report/data/$(if $(shell nvidia-smi -L 2>/dev/null | grep '^GPU'),gpu,cpu)
+# make report PHASES="ladder block" measures only those (report/measure.sh lists them).
+PHASES ?=
+# make movie MOVIE_N=8192 MOVIE_STEPS=6000 MOVIE_EVERY=30 (defaults in report/movie.sh: 4096, 5000, 25)
+MOVIE_N ?=
+MOVIE_STEPS ?=
+MOVIE_EVERY ?=
+
+.PHONY: report figures movie report-tools report-tables
+
+$(REPORT_TOOLS): $(BUILD)/tools/%: report/%.c $(LIBNBODY) | $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -o $@ $< $(LIBNBODY) $(LDLIBS)
+
+report-tools: $(REPORT_TOOLS)                        ## build the report's C tools (diag, snap2txt, kepler)
+
+report: $(REPORT_TOOLS)                              ## measure every sweep here into report/data, then draw (GPU machine)
+	@out='$(REPORT_OUT)'; echo "report: recording into $$out"; \
+	MAKEFLAGS= MAKELEVEL= BUILD='$(BUILD)' bash report/measure.sh "$$out" $(PHASES)
+	@$(MAKE) --no-print-directory figures
+
+figures: $(BUILD)/.deps-gnuplot                       ## draw the figures and tables from the recorded CSVs (no GPU)
+	@bash report/figures.sh
+
+report-tables:                                       ## rewrite only the tables in report/REPORT.md and README.md
+	@bash report/tables.sh
+
+movie: $(BUILD)/.deps-gnuplot $(REPORT_TOOLS) $(call BIN,01)  ## animate a two-galaxy collision: report/figures/collision.gif
+	@MOVIE_N='$(MOVIE_N)' MOVIE_STEPS='$(MOVIE_STEPS)' MOVIE_EVERY='$(MOVIE_EVERY)' BUILD='$(BUILD)' bash report/movie.sh

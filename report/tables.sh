@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# tables.sh: rewrite the generated sections of report/REPORT.md and README.md from the recorded CSVs.
+# A section is everything between "<!-- BEGIN name ..." and "<!-- END name -->"; nothing else in
+# either file is touched. Every number comes from a CSV and is printed with the device, date and
+# commit of its rows; where nothing is recorded, the section says so.
+set -u -o pipefail
+cd "$(dirname "$0")/.." || exit 2
+data=${REPORT_DATA:-report/data}
+report=${REPORT_MD:-report/REPORT.md}
+readme=${README_MD:-README.md}
+pick() { awk -f report/pick.awk "$@"; }
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+# The first of data/gpu/NAME, data/cpu/NAME that exists (the figures look them up the same way).
+find_file() {
+    local d
+    for d in "$data/gpu" "$data/cpu"; do
+        [ -s "$d/$1" ] && { echo "$d/$1"; return 0; }
+    done
+    [ -s "$data/$1" ] && { echo "$data/$1"; return 0; }
+    return 1
+}
+
+# "device, date, commit" of the rows of FILES matching WHERE, one line per distinct device.
+origin() {
+    local where=$1
+    shift
+    pick -v cols=device,date,commit -v where="$where" "$@" 2>/dev/null |
+        awk -F, '!seen[$1]++ { d[++n] = $1; day[$1] = substr($2, 1, 10); c[$1] = $3 }
+                 END { for (i = 1; i <= n; ++i) printf "%s%s (%s, commit `%s`)", (i > 1 ? "; " : ""), d[i], day[d[i]], c[d[i]] }'
+}
+
+# Replace the section NAME of FILE with the contents of stdin.
+replace_section() {
+    local file=$1 name=$2 body=$tmp/body
+    cat > "$body"
+    if ! grep -q "^<!-- BEGIN $name[ >-]" "$file" || ! grep -q "^<!-- END $name -->" "$file"; then
+        echo "tables: $file has no section '$name' (<!-- BEGIN $name ... --> ... <!-- END $name -->)" >&2
+        return 1
+    fi
+    awk -v name="$name" -v body="$body" '
+        $0 ~ "^<!-- BEGIN " name "[ >-]" { print; while ((getline line < body) > 0) print line; skip = 1; next }
+        $0 == "<!-- END " name " -->" { skip = 0 }
+        !skip { print }' "$file" > "$tmp/new" && cat "$tmp/new" > "$file"
+}
+
+none() { printf '_%s_\n' "$1"; }
+
+# ---- the ladder: README and REPORT ------------------------------------------------------------
+ladder_table() {
+    local files=()
+    local f
+    for f in ladder-cpu.csv ladder.csv; do find_file "$f" > /dev/null && files+=("$(find_file "$f")"); done
+    if [ ${#files[@]} = 0 ]; then
+        none "no recorded ladder data yet: run make report"
+        return
+    fi
+    pick -v cols=step,name,bodies,steps,ginteractions_s,gflops,pass,device,config -v where='tag=ladder' -v need=kernel_s \
+        -v key=step "${files[@]}" | sort -t, -k1,1n > "$tmp/ladder"
+    awk -F, '
+        function num(x) { return (x >= 1000) ? sprintf("%.0f", x) : sprintf("%.3g", x) }
+        BEGIN {
+            while ((getline l < "steps.list") > 0) if (l ~ /^[0-9]+ /) { split(l, w, " "); id = w[1]; t = l
+                for (k = 1; k <= 5; ++k) sub(/^[^ ]+ +/, "", t); what[id] = t; ids[++nid] = id }
+            print "| step | what changes | N | G interactions/s | GFLOP/s | × serial | × previous | valid | device |"
+            print "|---|---|--:|--:|--:|--:|--:|:-:|---|"
+        }
+        { row[$1] = $0 }
+        END {
+            base = ("00" in row) ? (split(row["00"], b, ",") ? b[5] : 0) : 0
+            prev = 0
+            for (i = 1; i <= nid; ++i) {
+                id = ids[i]
+                if (!(id in row)) { printf "| %s | %s | | _not measured_ | | | | | |\n", id, what[id]; prev = 0; continue }
+                split(row[id], f, ",")
+                printf "| %s `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", id, f[2], what[id], f[3], num(f[5]), num(f[6]),
+                    (base > 0) ? num(f[5] / base) "×" : "", (prev > 0) ? num(f[5] / prev) "×" : "",
+                    f[7], f[8]
+                prev = f[5]
+            }
+        }' "$tmp/ladder"
+    echo
+    if [ "$(awk -F, '$1 + 0 >= 2' "$tmp/ladder" | wc -l)" = 0 ]; then
+        none "no recorded GPU data yet: the GPU steps are measured by make report on a GPU machine (report/measure.sh)."
+        echo
+    fi
+    echo "Recorded in $(printf '`%s`, ' "${files[@]}" | sed 's/, $//'): $(origin 'tag=ladder' "${files[@]}"). G interactions/s = S·N²·steps / time loop (median of the repeats); 20 flops per interaction."
+}
+
+{
+    echo
+    echo "![The ladder: speedup of every step over step00_serial](report/figures/ladder.png)"
+    echo
+    ladder_table
+    echo
+    echo "Drawn by \`make figures\` from \`report/data\` (see [report/REPORT.md](report/REPORT.md) for every figure)."
+    echo
+} | replace_section "$readme" ladder-table || exit 1
+
+[ -f "$report" ] || { echo "tables: no $report" >&2; exit 1; }
+{
+    echo
+    ladder_table
+    echo
+} | replace_section "$report" ladder || exit 1
+
+# ---- throughput vs N: one row per step, one column per N ---------------------------------------
+{
+    echo
+    files=()
+    for f in ladder-cpu.csv throughput-cpu.csv ladder.csv throughput.csv; do find_file "$f" > /dev/null && files+=("$(find_file "$f")"); done
+    if [ ${#files[@]} = 0 ]; then
+        none "no recorded throughput data yet"
+    else
+        pick -v cols=step,name,bodies,ginteractions_s -v where='tag~^(ladder|throughput)$;systems=1' -v need=kernel_s \
+            -v key=step,bodies "${files[@]}" |
+            awk -F, '{ v[$1, $3] = $4; name[$1] = $2; if (!($3 in seen)) { seen[$3] = 1; ns[++nn] = $3 } if (!($1 in st)) { st[$1] = 1; ss[++nss] = $1 } }
+                END {
+                    for (i = 1; i < nn; ++i) for (j = i + 1; j <= nn; ++j) if (ns[j] + 0 < ns[i] + 0) { t = ns[i]; ns[i] = ns[j]; ns[j] = t }
+                    for (i = 1; i < nss; ++i) for (j = i + 1; j <= nss; ++j) if (ss[j] + 0 < ss[i] + 0) { t = ss[i]; ss[i] = ss[j]; ss[j] = t }
+                    printf "| G interactions/s |"; for (i = 1; i <= nn; ++i) printf " N = %s |", ns[i]; print ""
+                    printf "|---|"; for (i = 1; i <= nn; ++i) printf "--:|"; print ""
+                    for (k = 1; k <= nss; ++k) { s = ss[k]; printf "| %s `%s` |", s, name[s]
+                        for (i = 1; i <= nn; ++i) printf " %s |", ((s, ns[i]) in v) ? sprintf("%.4g", v[s, ns[i]]) : ""; print "" }
+                }'
+        echo
+        echo "Recorded: $(origin 'tag~^(ladder|throughput)$' "${files[@]}")."
+    fi
+    echo
+} | replace_section "$report" throughput || exit 1
+
+# ---- the ceiling ------------------------------------------------------------------------------
+{
+    echo
+    lad=$(find_file ladder.csv)
+    inst=$(find_file instructions.csv)
+    gpu=$(find_file gpu.csv)
+    if [ -z "$lad" ]; then
+        none "no recorded GPU data yet"
+    elif [ -z "$inst" ] || [ -z "$gpu" ]; then
+        none "no instructions per interaction recorded yet (instructions.csv, from ncu on the GPU) or no SM count (gpu.csv): the ceiling is not computed"
+    else
+        echo "| step | thread instructions / interaction | SM clock (MHz) | SMs | ceiling (G int/s) | measured (G int/s) | % of ceiling |"
+        echo "|---|--:|--:|--:|--:|--:|--:|"
+        awk -f report/ceiling.awk "$gpu" "$inst" "$lad" | awk -F, '$3 == "default" {
+            printf "| %s `%s` | %.3g | %.0f | %s | %.4g | %.4g | %.0f%% |\n", $1, $2, $8, $6, $7, $9, $5, $10 }'
+        echo
+        echo "Instructions: \`$inst\` ($(awk -F, 'NR == 2 { print $5 }' "$inst"); $(origin '' "$inst")). SMs: \`$gpu\`. Rates and clocks: \`$lad\`, $(origin 'tag=ladder' "$lad")."
+    fi
+    echo
+} | replace_section "$report" ceiling || exit 1
+
+# ---- sweeps -------------------------------------------------------------------------------------
+{
+    echo
+    f=$(find_file block.csv)
+    if [ -z "$f" ]; then
+        none "no recorded block-size sweep yet (GPU)"
+    else
+        pick -v cols=block,step,ginteractions_s -v where='tag=block' -v need=kernel_s -v key=step,block "$f" |
+            awk -F, '{ v[$1, $2] = $3; if (!($1 in b)) { b[$1] = 1; bs[++nb] = $1 } if (!($2 in s)) { s[$2] = 1; ss[++ns] = $2 } }
+                END { printf "| threads per block |"; for (j = 1; j <= ns; ++j) printf " step%s (G int/s) |", ss[j]; print ""
+                      printf "|--:|"; for (j = 1; j <= ns; ++j) printf "--:|"; print ""
+                      for (i = 1; i <= nb; ++i) { printf "| %s |", bs[i]; for (j = 1; j <= ns; ++j) printf " %s |", ((bs[i], ss[j]) in v) ? sprintf("%.4g", v[bs[i], ss[j]]) : ""; print "" } }'
+        echo
+        echo "N = $(pick -v cols=bodies -v where=tag=block "$f" | head -n 1). Recorded: $(origin 'tag=block' "$f")."
+    fi
+    echo
+} | replace_section "$report" block || exit 1
+
+{
+    echo
+    f=$(find_file unroll.csv)
+    if [ -z "$f" ]; then
+        none "no recorded unroll sweep yet (GPU)"
+    else
+        pick -v cols=config.unroll,config.bodies/thread,ginteractions_s -v where='tag=unroll' -v need=kernel_s "$f" |
+            awk -F, '{ v[$1, $2] = $3; if (!($1 in u)) { u[$1] = 1; us[++nu] = $1 } if (!($2 in b)) { b[$2] = 1; bs[++nb] = $2 }
+                       if ($3 + 0 > best) { best = $3 + 0; bu = $1; bb = $2 } }
+                END { printf "| UNROLL |"; for (j = 1; j <= nb; ++j) printf " %s bodies/thread |", bs[j]; print ""
+                      printf "|--:|"; for (j = 1; j <= nb; ++j) printf "--:|"; print ""
+                      for (i = 1; i <= nu; ++i) { printf "| %s |", us[i]
+                          for (j = 1; j <= nb; ++j) { k = (us[i] SUBSEP bs[j]); x = (k in v) ? sprintf("%.4g", v[k]) : ""
+                              if (us[i] == bu && bs[j] == bb) x = "**" x "**"; printf " %s |", x }
+                          print "" }
+                      printf "\nBest: UNROLL = %s with %s bodies per thread, %.4g G interactions/s.\n", bu, bb, best }'
+        echo
+        echo "step04 built once per cell (\`STEP_DEFS=-DUNROLL=U -DBODIES_PER_THREAD=B\`), N = $(pick -v cols=bodies -v where=tag=unroll "$f" | head -n 1); G interactions/s. Recorded: $(origin 'tag=unroll' "$f")."
+    fi
+    echo
+} | replace_section "$report" unroll || exit 1
+
+{
+    echo
+    f=$(find_file tile.csv)
+    if [ -z "$f" ]; then
+        none "no recorded tile-size sweep yet (GPU)"
+    else
+        echo "| bodies per tile (BLOCK) | G interactions/s | config |"
+        echo "|--:|--:|---|"
+        pick -v cols=block,ginteractions_s,config -v where='tag=tile' -v need=kernel_s "$f" | sort -t, -k1,1n |
+            awk -F, '{ printf "| %s | %.4g | %s |\n", $1, $2, $3 }'
+        echo
+        echo "N = $(pick -v cols=bodies -v where=tag=tile "$f" | head -n 1). Recorded: $(origin 'tag=tile' "$f")."
+    fi
+    echo
+} | replace_section "$report" tile || exit 1
+
+{
+    echo
+    f3=$(find_file float3.csv)
+    fz=$(find_file ftz.csv)
+    if [ -z "$f3" ] && [ -z "$fz" ]; then
+        none "no recorded float3/float4 or ftz measurements yet (GPU)"
+    else
+        echo "| step | build | N | G interactions/s | config |"
+        echo "|---|---|--:|--:|---|"
+        for f in $f3 $fz; do
+            pick -v cols=step,name,build,bodies,ginteractions_s,config -v where='tag~^(float3|ftz)$' -v need=kernel_s "$f" |
+                awk -F, '{ label = ($3 == "default") ? "default (steps.list flags)" : ($3 == "noftz") ? "without -ftz=true" : ($3 == "fastmath") ? "--use_fast_math" : ($3 == "float3") ? "-DTILE_FLOAT3" : $3
+                           printf "| %s `%s` | %s | %s | %.4g | %s |\n", $1, $2, label, $4, $5, $6 }'
+        done
+        echo
+        echo "Recorded: $(origin 'tag~^(float3|ftz)$' $f3 $fz)."
+    fi
+    echo
+} | replace_section "$report" variants || exit 1
+
+# ---- streams and scaling ------------------------------------------------------------------------
+{
+    echo
+    f=$(find_file streams.csv)
+    if [ -z "$f" ]; then
+        none "no recorded streams measurements yet (GPU, step07)"
+    else
+        echo "| systems × bodies | steps | snapshots | end to end, --no-overlap (ms) | end to end, overlapped (ms) | gain |"
+        echo "|---|--:|---|--:|--:|--:|"
+        pick -v cols=systems,bodies,steps,tag,e2e_s -v where='tag~^streams-' -v need=kernel_s "$f" |
+            awk -F, '{ k = $1 " × " $2 SUBSEP $3 SUBSEP (($4 ~ /nosnap/) ? "no" : "yes"); if (!(k in seen)) { seen[k] = 1; ks[++n] = k }
+                       v[k, ($4 ~ /serial/) ? "s" : "o"] = $5 }
+                END { for (i = 1; i <= n; ++i) { split(ks[i], p, SUBSEP); s = v[ks[i], "s"]; o = v[ks[i], "o"]
+                      printf "| %s | %s | %s | %.4g | %.4g | %s |\n", p[1], p[2], p[3], 1e3 * s, 1e3 * o, (s > 0 && o > 0) ? sprintf("%.2f×", s / o) : "" } }'
+        echo
+        echo "Recorded: $(origin 'tag~^streams-' "$f")."
+    fi
+    echo
+} | replace_section "$report" streams || exit 1
+
+{
+    echo
+    f=$(find_file scaling.csv)
+    if [ -z "$f" ]; then
+        none "no recorded multi-GPU measurements yet (step08, make report PHASES=scaling on a 2-GPU machine)"
+    else
+        echo "| split | systems × bodies | GPUs | time loop (ms) | G interactions/s | speedup | efficiency |"
+        echo "|---|---|--:|--:|--:|--:|--:|"
+        pick -v cols=tag,systems,bodies,gpus,kernel_s,ginteractions_s -v where='tag~^scaling-' -v need=kernel_s "$f" |
+            awk -F, '{ r[++n] = $0; if ($4 == 1) base[$1] = $5 }
+                END { for (i = 1; i <= n; ++i) { split(r[i], f, ","); b = base[f[1]]
+                      printf "| %s | %s × %s | %s | %.4g | %.4g | %s | %s |\n", substr(f[1], 9), f[2], f[3], f[4], 1e3 * f[5], f[6],
+                          (b > 0) ? sprintf("%.2f×", b / f[5]) : "", (b > 0) ? sprintf("%.0f%%", 100 * b / f[5] / f[4]) : "" } }'
+        echo
+        [ "$(pick -v cols=gpus -v where='tag~^scaling-' "$f" | sort -n | tail -n 1)" -ge 2 ] ||
+            { none "only 1 GPU recorded: the scaling needs a run on a 2-GPU machine (make report PHASES=scaling)"; echo; }
+        echo "Recorded: $(origin 'tag~^scaling-' "$f")."
+    fi
+    echo
+} | replace_section "$report" scaling || exit 1
+
+# ---- physics -----------------------------------------------------------------------------------
+{
+    echo
+    f=$(find_file energy.csv)
+    runs=$(find_file physics.csv)
+    if [ -z "$f" ]; then
+        none "no recorded physics runs yet: make report PHASES=physics"
+    else
+        echo "| run | N | dt | steps | t end | max \|ΔE/E\| | \|ΔE/E\| at the end | same, unsynchronised v | max momentum drift | virial ratio (start → end) |"
+        echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|"
+        pick -v cols=label,bodies,dt,step,time,rel_energy_error,rel_energy_error_raw,momentum_drift,virial_ratio "$f" |
+            awk -F, 'function abs(x) { return x < 0 ? -x : x }
+                { if (!($1 in seen)) { seen[$1] = 1; ls[++n] = $1; v0[$1] = $9 }
+                  e[$1] = $6; er[$1] = $7; if (abs($6) > me[$1]) me[$1] = abs($6); if ($8 > mp[$1]) mp[$1] = $8
+                  N[$1] = $2; dt[$1] = $3; st[$1] = $4; t[$1] = $5; v1[$1] = $9 }
+                END { for (i = 1; i <= n; ++i) { l = ls[i]
+                      printf "| %s | %s | %s | %s | %s | %.2e | %.2e | %.2e | %.2e | %.3f → %.3f |\n", l, N[l], dt[l], st[l], t[l],
+                          me[l], e[l], er[l], mp[l], v0[l], v1[l] } }'
+        echo
+        echo "From the snapshots of each run through \`report/diag.c\` (fp64, velocities synchronised by half a kick). Runs: $(origin 'tag~^physics-' "$runs")."
+    fi
+    echo
+} | replace_section "$report" physics || exit 1
+
+{
+    echo
+    f=$(find_file kepler.csv)
+    runs=$(find_file kepler-runs.csv)
+    if [ -z "$f" ]; then
+        none "no recorded Kepler runs yet: make report PHASES=kepler"
+    else
+        echo "| step | e | K (steps per period) | dt | position error (fp32 step) | position error (fp64 reference) | energy error (fp32 step) |"
+        echo "|---|--:|--:|--:|--:|--:|--:|"
+        pick -v cols=label,ecc,steps,dt,pos_error,pos_error_fp64,energy_error "$f" |
+            awk -F, '$3 == 32 || $3 == 128 || $3 == 512 || $3 == 2048 || $3 == 8192 || $3 == 32768 || $3 == 65536 {
+                printf "| %s | %s | %s | %.3g | %.2e | %.2e | %.2e |\n", $1, $2, $3, $4, $5, $6, $7 }'
+        echo
+        pick -v cols=label,ecc,dt,pos_error_fp64 "$f" |
+            awk -F, '{ k = $1 "," $2; if (!(k in d1)) { d1[k] = $3; e1[k] = $4; ks[++n] = k } else if (!(k in d2)) { d2[k] = $3; e2[k] = $4 } }
+                END { for (i = 1; i <= n; ++i) { k = ks[i]; if (k in d2 && e1[k] > 0 && e2[k] > 0) {
+                      split(k, p, ","); printf "Order of the fp64 reference from its two largest time steps (e = %s): %.2f (leapfrog: 2).\n", p[2], log(e1[k] / e2[k]) / log(d1[k] / d2[k]) } } }' |
+            awk '!seen[$0]++'
+        echo
+        echo "Runs: $(origin 'tag~^kepler-' "$runs")."
+    fi
+    echo
+} | replace_section "$report" kepler || exit 1
+
+# ---- where the numbers come from -----------------------------------------------------------------
+{
+    echo
+    any=0
+    for d in "$data/gpu" "$data/cpu"; do
+        [ -s "$d/machine.txt" ] || continue
+        any=1
+        echo "\`$d/machine.txt\`:"
+        echo
+        echo '```'
+        cat "$d/machine.txt"
+        echo '```'
+        echo
+    done
+    [ $any = 1 ] || none "no recordings yet"
+    echo
+} | replace_section "$report" machines || exit 1
+
+echo "tables: rewrote the generated sections of $report and $readme"
