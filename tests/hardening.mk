@@ -5,7 +5,7 @@
 #   make hardening-table  the same cases, then README's hardening table rewritten from what happened
 #   make sanitize         CPU steps, common/ and the tests under ASan + UBSan; valgrind on a small run
 #   make test-fuzz        the regression inputs, then FUZZ_SECONDS of libFuzzer per target (clang)
-#   make fuzz             libFuzzer on the snapshot reader and the command line until stopped
+#   make fuzz             libFuzzer on the snapshot reader and the command line, FUZZ_TIME s each
 
 # Steps whose folder exists (steps.list may name steps still being written).
 HARDEN_CPU_BINS := $(foreach s,$(CPU_IDS),$(if $(wildcard $(call folder_of,$(s))),$(call BIN,$(s))))
@@ -38,7 +38,7 @@ sanitize:                                            ## CPU steps, common/ and t
 # ---- fuzzing (libFuzzer: clang) -----------------------------------------------------------------
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
-FUZZ_TIME ?= 0
+FUZZ_TIME ?= 600
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_TARGETS := snapshot cli
 FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wno-unknown-pragmas \
@@ -54,5 +54,5 @@ FUZZ_MAKE = $(MAKE) --no-print-directory BUILD=$(BUILD) FUZZ_CC=$(FUZZ_CC)
 test-fuzz:                                           ## the fuzzers' regression inputs, then FUZZ_SECONDS of fuzzing per target
 	@FUZZ_CC='$(FUZZ_CC)' bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) "$(FUZZ_MAKE)" $(FUZZ_TARGETS)
 
-fuzz:                                                ## fuzz the snapshot reader and the command line (FUZZ_TIME seconds each; 0: until stopped)
+fuzz:                                                ## fuzz the snapshot reader and the command line, FUZZ_TIME=600 s each
 	@FUZZ_CC='$(FUZZ_CC)' bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TIME) "$(FUZZ_MAKE)" $(FUZZ_TARGETS)

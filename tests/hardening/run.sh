@@ -45,8 +45,6 @@ done < <(awk '$1 ~ /^[0-9]+$/' "$here/steps.list")
 [ ${#cpu[@]} -gt 0 ] || { echo "$me: no step binary in $bin (make cpu)" >&2; exit 2; }
 have_gpu=0
 nvidia-smi -L 2> /dev/null | grep -q '^GPU' && have_gpu=1
-gpus=0
-[ $have_gpu -eq 1 ] && gpus=$(nvidia-smi -L | grep -c '^GPU')
 
 fails=0 count=0
 printf 'id\twhat\tcommand\texpected\toutcome\texit\tmessage\tsteps\n' > "$out/cases.tsv"
@@ -155,7 +153,11 @@ case_() {
     bad) [[ $where == */* ]] || args=(-q -o out.nbs --csv out.csv "$@") ;;
     edge | mismatch) args=(-q -o out.nbs "$@") ;;
     esac
-    local shown="${*}" outcome exitcol message ran=()
+    local shown='' a outcome exitcol message ran=()
+    for a in "$@"; do
+        [ -n "$a" ] || a="''"
+        shown="$shown${shown:+ }$a"
+    done
     count=$((count + 1))
     if [ -n "$skip" ]; then
         outcome="SKIP ($skip)" exitcol='' message=''
@@ -164,7 +166,7 @@ case_() {
         local p
         for p in "${progs[@]}"; do
             attempt "$kind" "$p" "${args[@]}"
-            ran+=("${p%%_*}")
+            case $p in */*) ;; *) id_=${p#step}; ran+=("${id_%%_*}") ;; esac
             if [ -z "$exitcol" ]; then exitcol=$rc message=$line; fi
             if [ -n "$why" ]; then
                 outcome="FAIL ($p: $why)"
@@ -255,7 +257,7 @@ case_ W4 bad cpu "snapshot folder missing" -n 16 --steps 2 --snapshot-every 1 --
 case_ W5 bad cpu "snapshot folder is a file" -n 16 --steps 2 --snapshot-every 1 --snapshot-dir @plain
 # ---- GPUs -----------------------------------------------------------------------------------
 case_ G0 bad nogpu "a GPU step without a GPU" -n 1000
-case_ G1 bad gpu "more GPUs than exist" -n 1000 --gpus $((gpus + 1))
+case_ G1 bad gpu "more GPUs than exist (64, the most --gpus takes)" -n 1000 --gpus 64
 case_ G2 bad gpu "S x N beyond device memory (host check first)" -n $big
 # ---- physics at the edges -------------------------------------------------------------------
 case_ P0 edge cpu "N = 1 (3 systems)" -n 1 -S 3 --steps 5
@@ -268,8 +270,8 @@ case_ P6 bad cpu "eps = 0 with two coincident bodies" -i @coincident.nbs --eps 0
 case_ P7 edge cpu "eps = 1e6 (forces ~0)" --eps 1e6 -n 64 --steps 5
 case_ P8 edge cpu "dt = 1e6 (bodies fly apart)" --dt 1e6 -n 64 --steps 20
 case_ P9 mismatch cpu "bodies 1e18 apart (m/r^2 below float32)" -i @far.nbs --steps 1
-case_ P10 edge gpu "awkward N = 4099, S = 3" -n 4099 -S 3 --steps 2
-case_ P11 edge gpu "coincident bodies and one heavy body" -i @onemass.nbs --steps 20
+case_ P10 edge gpu "awkward N = 4099, S = 3, on the GPU" -n 4099 -S 3 --steps 2
+case_ P11 edge gpu "all the mass in one body, on the GPU" -i @onemass.nbs --steps 20
 # ---- scripts --------------------------------------------------------------------------------
 case_ S0 bad grading/handout.sh "handout.sh without a folder"
 case_ S1 bad grading/handout.sh "handout.sh --strip of a missing file" --strip missing.c
@@ -283,13 +285,14 @@ case_ S4 bad tests/hardening/run.sh "hardening/run.sh with a bad --timeout" --ti
     echo "\`make hardening-table\` ($(date -u +%Y-%m-%d), $(git -C "$here" rev-parse --short=12 HEAD 2> /dev/null || echo unknown),"
     echo "$( [ $have_gpu -eq 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 || echo 'no GPU'); \`make test-hardening\` checks it). Expected: bad input exits 2 with one line on"
     echo "stderr, nothing on stdout and no file touched; an edge case exits 0 with a finite output snapshot."
+    echo "\`<step>\` is each step the row names, \`@FILE\` an input the case makes first (tests/hardening/craft.c)."
     echo
-    echo "| | what was tried | command | expected | outcome | exit | what it said |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| | what was tried | command | on steps | expected | outcome | exit | what it said (the first step's line) |"
+    echo "|---|---|---|---|---|---|---|---|"
     awk -F'\t' 'NR > 1 {
         cmd = $3; gsub(/\|/, "\\|", cmd); msg = $7; gsub(/\|/, "\\|", msg)
         if (length(msg) > 150) msg = substr(msg, 1, 147) "..."
-        printf "| %s | %s | `%s` | %s | %s | %s | %s |\n", $1, $2, cmd, $4, $5, $6, msg
+        printf "| %s | %s | `%s` | %s | %s | %s | %s | %s |\n", $1, $2, cmd, $8, $4, $5, $6, msg
     }' "$out/cases.tsv"
 } > "$out/table.md"
 if [ $fails -gt 0 ]; then

@@ -49,16 +49,16 @@ case $mode in
     echo "$me: $readme: hardening table rewritten ($(rows "$table" whole | wc -l) cases)"
     ;;
 --check)
-    # Columns: id what command expected outcome exit message
+    # Columns: id what command steps expected outcome exit message (the steps run depend on the machine)
     stale=$(awk -F'\t' '
         function class(o) { return o ~ /^SKIP/ ? "SKIP" : o ~ /^FAIL/ ? "FAIL" : o }
-        NR == FNR { what[$1] = $2 FS $3 FS $4; out[$1] = class($5); code[$1] = $6; seen[$1] = 1; order[++n] = $1; next }
+        NR == FNR { what[$1] = $2 FS $3 FS $5; out[$1] = class($6); code[$1] = $7; seen[$1] = 1; order[++n] = $1; next }
         {
             if (!($1 in seen)) { printf "%s: in the README, no longer run\n", $1; next }
             done[$1] = 1
-            if (what[$1] != $2 FS $3 FS $4) printf "%s: the case changed (%s)\n", $1, $2
-            else if (out[$1] != "SKIP" && class($5) != "SKIP" && (out[$1] != class($5) || code[$1] != $6))
-                printf "%s: README says %s, exit %s; now %s, exit %s\n", $1, class($5), $6, out[$1], code[$1]
+            if (what[$1] != $2 FS $3 FS $5) printf "%s: the case changed (%s)\n", $1, $2
+            else if (out[$1] != "SKIP" && class($6) != "SKIP" && (out[$1] != class($6) || code[$1] != $7))
+                printf "%s: README says %s, exit %s; now %s, exit %s\n", $1, class($6), $7, out[$1], code[$1]
         }
         END { for (i = 1; i <= n; ++i) if (!(order[i] in done)) printf "%s: new, not in the README\n", order[i] }
     ' <(rows "$table" whole) <(rows "$readme" ""))
