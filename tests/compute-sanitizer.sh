@@ -1,28 +1,30 @@
 #!/usr/bin/env bash
 # compute-sanitizer.sh: the GPU steps under NVIDIA's compute-sanitizer, memcheck and racecheck.
 #
-#   tests/compute-sanitizer.sh [--bin DIR] [--tools "memcheck racecheck"] [--sizes "1000 4099"] LOGDIR [STEP...]
+#   tests/compute-sanitizer.sh [--bin DIR] [--tools "memcheck racecheck"] [--sizes "1000 4099"]
+#                              [--timeout S] LOGDIR [STEP...]
 #
 # Every GPU step of steps.list (or the STEPs named: folder names or ids) that is built in DIR
 # (default build/bin) runs under each tool at each N with S = 3: validation (one force evaluation,
 # then a few steps, every body compared), the warm-up, one timed repeat and a snapshot every step, so
-# every kernel and copy of the step is covered. One log per run goes to LOGDIR
-# (<step>-<tool>-N<n>.log) and one line per run to LOGDIR/summary.txt and stdout.
+# every kernel and copy of the step is covered. A run gets S seconds (default 900). One log per run
+# goes to LOGDIR (<step>-<tool>-N<n>.log), one line per run to LOGDIR/summary.txt and stdout.
 # Exit status: 0 clean (or SKIP: no GPU, no compute-sanitizer, no GPU step built), 1 a finding or a
 # failed run, 2 bad usage.
 set -u -o pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 me=compute-sanitizer.sh
 usage() {
-    echo "$me: usage: tests/compute-sanitizer.sh [--bin DIR] [--tools LIST] [--sizes LIST] LOGDIR [STEP...]" >&2
+    echo "$me: usage: tests/compute-sanitizer.sh [--bin DIR] [--tools LIST] [--sizes LIST] [--timeout S] LOGDIR [STEP...]" >&2
     exit 2
 }
-bin=$here/build/bin tools="memcheck racecheck" sizes="1000 4099" systems=3
+bin=$here/build/bin tools="memcheck racecheck" sizes="1000 4099" systems=3 limit=900
 while [ $# -gt 0 ]; do
     case $1 in
     --bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
     --tools) [ $# -ge 2 ] || usage; tools=$2; shift 2 ;;
     --sizes) [ $# -ge 2 ] || usage; sizes=$2; shift 2 ;;
+    --timeout) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || usage; limit=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "$me: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) break ;;
@@ -76,7 +78,7 @@ for s in "${steps[@]}"; do
             log=$logs/$s-$tool-N$n.log
             rm -rf "$work/snap" && mkdir -p "$work/snap"
             start=$(date +%s)
-            "$sanitizer" --tool "$tool" --error-exitcode 9 --log-file "$log.tool" \
+            timeout -k 10 "$limit" "$sanitizer" --tool "$tool" --error-exitcode 9 --log-file "$log.tool" \
                 "$bin/$s" -q -n "$n" -S $systems --steps 2 --repeat 1 --snapshot-every 1 --snapshot-dir "$work/snap" \
                 > "$log.out" 2>&1
             rc=$?
@@ -88,6 +90,7 @@ for s in "${steps[@]}"; do
             case $rc in
             0) line="PASS $what" ;;
             9) line="FAIL $what: see $log"; fails=$((fails + 1)) ;;
+            124 | 137) line="FAIL $what: still running after ${limit} s"; fails=$((fails + 1)) ;;
             *) line="FAIL $what: the step exited $rc: $(grep -m 1 -vE '^=+' "$log" | head -c 200)"; fails=$((fails + 1)) ;;
             esac
             echo "$line" | tee -a "$summary"
