@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # compute-sanitizer.sh: the GPU steps under NVIDIA's compute-sanitizer, memcheck and racecheck.
 #
-#   tests/compute-sanitizer.sh [--bin DIR] [--tools "memcheck racecheck"] [--sizes "1000 4099"]
+#   tests/compute-sanitizer.sh [--bin DIR] [--tools "memcheck racecheck"] [--sizes "1000 4099 1000x300"]
 #                              [--timeout S] LOGDIR [STEP...]
 #
 # Every GPU step of steps.list (or the STEPs named: folder names or ids) that is built in DIR
-# (default build/bin) runs under each tool at each N with S = 3: validation (one force evaluation,
-# then a few steps, every body compared), the warm-up, one timed repeat and a snapshot every step, so
-# every kernel and copy of the step is covered. A run gets S seconds (default 900). One log per run
-# goes to LOGDIR (<step>-<tool>-N<n>.log), one line per run to LOGDIR/summary.txt and stdout.
+# (default build/bin) runs under each tool at each size. A size N is N bodies in S = 3 systems:
+# validation (one force evaluation, then a few steps, every body compared), the warm-up, one timed
+# repeat and a snapshot every step, so every kernel and copy of the step is covered. A size NxS is
+# one timed step of S systems, unvalidated: at N = 1000 and 4099 with S = 3 the tiled steps split the
+# j-range until each block has one tile, so only many systems make a block loop over several tiles,
+# where a missing __syncthreads() shows. A run gets S seconds (default 900). One log per run goes to
+# LOGDIR (<step>-<tool>-<size>.log), one line per run to LOGDIR/summary.txt and stdout.
 # Exit status: 0 clean (or SKIP: no GPU, no compute-sanitizer, no GPU step built), 1 a finding or a
 # failed run, 2 bad usage.
 set -u -o pipefail
@@ -18,7 +21,7 @@ usage() {
     echo "$me: usage: tests/compute-sanitizer.sh [--bin DIR] [--tools LIST] [--sizes LIST] [--timeout S] LOGDIR [STEP...]" >&2
     exit 2
 }
-bin=$here/build/bin tools="memcheck racecheck" sizes="1000 4099" systems=3 limit=900
+bin=$here/build/bin tools="memcheck racecheck" sizes="1000 4099 1000x300" limit=900
 while [ $# -gt 0 ]; do
     case $1 in
     --bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
@@ -37,7 +40,7 @@ for t in $tools; do
     case $t in memcheck | racecheck | synccheck | initcheck) ;; *) echo "$me: --tools: '$t' is not a compute-sanitizer tool" >&2; exit 2 ;; esac
 done
 for n in $sizes; do
-    [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "$me: --sizes: '$n' is not a number of bodies" >&2; exit 2; }
+    [[ $n =~ ^[1-9][0-9]*(x[1-9][0-9]*)?$ ]] || { echo "$me: --sizes: '$n' is not N or NxS" >&2; exit 2; }
 done
 
 # The GPU steps: all of steps.list, or those named.
@@ -74,13 +77,14 @@ for s in "${steps[@]}"; do
         continue
     fi
     for tool in $tools; do
-        for n in $sizes; do
-            log=$logs/$s-$tool-N$n.log
+        for size in $sizes; do
+            n=${size%x*} systems=3 run=(--steps 2 --repeat 1 --snapshot-every 1 --snapshot-dir "$work/snap")
+            [ "$size" = "$n" ] || { systems=${size#*x}; run=(--validate off --steps 1 --repeat 1); }
+            log=$logs/$s-$tool-$size.log
             rm -rf "$work/snap" && mkdir -p "$work/snap"
             start=$(date +%s)
             timeout -k 10 "$limit" "$sanitizer" --tool "$tool" --error-exitcode 9 --log-file "$log.tool" \
-                "$bin/$s" -q -n "$n" -S $systems --steps 2 --repeat 1 --snapshot-every 1 --snapshot-dir "$work/snap" \
-                > "$log.out" 2>&1
+                "$bin/$s" -q -n "$n" -S "$systems" "${run[@]}" > "$log.out" 2>&1
             rc=$?
             { cat "$log.tool" "$log.out"; } > "$log" 2> /dev/null
             rm -f "$log.tool" "$log.out"

@@ -10,7 +10,7 @@
 # and leave every file as it was (no partial output, no temporary); a physical edge case must exit 0
 # with a valid, finite output snapshot. Writes OUT/table.md (the README's hardening table) and
 # OUT/cases.tsv; prints one line per case; exits 1 if any case did something else, 2 on bad usage.
-# GPU cases SKIP where no GPU is (except "no GPU", which SKIPs where there is one).
+# GPU cases SKIP where no GPU is.
 set -u -o pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 me=hardening/run.sh
@@ -82,7 +82,7 @@ attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite out
     before=$(fingerprint)
     local path=$bin/$prog
     case $prog in */*) path=$here/$prog ;; esac
-    timeout -k 5 "$limit" "$path" "${args[@]}" > stdout.txt 2> stderr.txt
+    env "${case_env[@]}" timeout -k 5 "$limit" "$path" "${args[@]}" > stdout.txt 2> stderr.txt
     rc=$?
     line=$(head -n 1 stderr.txt)
     local lines
@@ -129,7 +129,8 @@ attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite out
 }
 
 # case ID KIND WHERE "what was tried" ARGS...
-#   WHERE: cpu, gpu, all (every step), nogpu (GPU steps, where there is no GPU), or a script's path.
+#   WHERE: cpu, gpu, steps (CPU steps, and GPU steps where a GPU is), all (every step built), nogpu (GPU steps with CUDA_VISIBLE_DEVICES empty: no GPU to
+#   see, on any machine), or a script's path.
 #   Bad-input runs also get -q -o out.nbs --csv out.csv (before ARGS, which may override them), so a
 #   partial output would show; edge runs get -q -o out.nbs.
 case_() {
@@ -137,15 +138,17 @@ case_() {
     local kind=$2 where=$3 what=$4
     shift 4
     local progs=() skip=
+    case_env=()
     case $where in
     cpu) progs=("${cpu[@]}") ;;
     gpu) progs=("${gpu[@]}")
         [ ${#gpu[@]} -gt 0 ] || skip="no GPU step built (nvcc missing)"
         [ -n "$skip" ] || [ $have_gpu -eq 1 ] || skip="no GPU here" ;;
     all) progs=("${cpu[@]}" "${gpu[@]}") ;;
-    nogpu) progs=("${gpu[@]}")
-        [ ${#gpu[@]} -gt 0 ] || skip="no GPU step built (nvcc missing)"
-        [ -n "$skip" ] || [ $have_gpu -eq 0 ] || skip="this machine has a GPU" ;;
+    steps) progs=("${cpu[@]}")
+        [ $have_gpu -eq 0 ] || progs+=("${gpu[@]}") ;;
+    nogpu) progs=("${gpu[@]}") case_env=(CUDA_VISIBLE_DEVICES=) # no GPU here, or none visible
+        [ ${#gpu[@]} -gt 0 ] || skip="no GPU step built (nvcc missing)" ;;
     *) progs=("$where") ;;
     esac
     local args=("$@")
@@ -229,47 +232,47 @@ case_ O10 bad cpu "GPU options on a CPU step" --gpus 2
 case_ O11 bad all "block beyond 1024" --block 2000
 case_ O12 bad all "--csv with --steps 0" -n 16 --steps 0
 # ---- snapshot files -------------------------------------------------------------------------
-case_ F0 bad cpu "input file missing" -i missing.nbs
-case_ F1 bad cpu "input is a folder" -i @folder
-case_ F2 bad cpu "input empty" -i @empty.nbs
-case_ F3 bad cpu "input not a snapshot" -i @plain
-case_ F4 bad cpu "input truncated in its header" -i @header.nbs
-case_ F5 bad cpu "input truncated in its data" -i @truncated.nbs
-case_ F6 bad cpu "input with trailing bytes" -i @trailing.nbs
-case_ F7 bad cpu "input with a wrong magic" -i @magic.nbs
-case_ F8 bad cpu "input of another version" -i @version.nbs
-case_ F9 bad cpu "input of precision 3" -i @precision.nbs
-case_ F10 bad cpu "input with 0 systems" -i @zero.nbs
-case_ F11 bad cpu "input claiming 2^40 x 2^40 bodies" -i @huge.nbs
-case_ F12 bad cpu "input claiming 2^30 bodies in 348 bytes" -i @hugefile.nbs
-case_ F13 bad cpu "input corrupted (CRC)" -i @crc.nbs
-case_ F14 bad cpu "input with a NaN position" -i @nan.nbs
-case_ F15 bad cpu "input with an infinite velocity" -i @inf.nbs
-case_ F16 bad cpu "input (float64) beyond float32" -i @big64.nbs
-case_ F17 bad cpu "input with a negative mass" -i @negmass.nbs
-case_ F18 bad cpu "input with a NaN dt in its header" -i @hdrnan.nbs
+case_ F0 bad steps "input file missing" -i missing.nbs
+case_ F1 bad steps "input is a folder" -i @folder
+case_ F2 bad steps "input empty" -i @empty.nbs
+case_ F3 bad steps "input not a snapshot" -i @plain
+case_ F4 bad steps "input truncated in its header" -i @header.nbs
+case_ F5 bad steps "input truncated in its data" -i @truncated.nbs
+case_ F6 bad steps "input with trailing bytes" -i @trailing.nbs
+case_ F7 bad steps "input with a wrong magic" -i @magic.nbs
+case_ F8 bad steps "input of another version" -i @version.nbs
+case_ F9 bad steps "input of precision 3" -i @precision.nbs
+case_ F10 bad steps "input with 0 systems" -i @zero.nbs
+case_ F11 bad steps "input claiming 2^40 x 2^40 bodies" -i @huge.nbs
+case_ F12 bad steps "input claiming 2^30 bodies in 348 bytes" -i @hugefile.nbs
+case_ F13 bad steps "input corrupted (CRC)" -i @crc.nbs
+case_ F14 bad steps "input with a NaN position" -i @nan.nbs
+case_ F15 bad steps "input with an infinite velocity" -i @inf.nbs
+case_ F16 bad steps "input (float64) beyond float32" -i @big64.nbs
+case_ F17 bad steps "input with a negative mass" -i @negmass.nbs
+case_ F18 bad steps "input with a NaN dt in its header" -i @hdrnan.nbs
 # ---- outputs --------------------------------------------------------------------------------
-case_ W0 bad cpu "output in a missing folder" -n 16 --steps 1 -o nodir/out.nbs
-case_ W1 bad cpu "output onto a folder" -n 16 --steps 1 -o @folder
-case_ W2 bad cpu "CSV in a missing folder" -n 16 --steps 1 --csv nodir/out.csv
-case_ W3 bad cpu "CSV with another header" -n 16 --steps 1 --csv @foreign.csv
-case_ W4 bad cpu "snapshot folder missing" -n 16 --steps 2 --snapshot-every 1 --snapshot-dir nodir
-case_ W5 bad cpu "snapshot folder is a file" -n 16 --steps 2 --snapshot-every 1 --snapshot-dir @plain
+case_ W0 bad steps "output in a missing folder" -n 16 --steps 1 -o nodir/out.nbs
+case_ W1 bad steps "output onto a folder" -n 16 --steps 1 -o @folder
+case_ W2 bad steps "CSV in a missing folder" -n 16 --steps 1 --csv nodir/out.csv
+case_ W3 bad steps "CSV with another header" -n 16 --steps 1 --csv @foreign.csv
+case_ W4 bad steps "snapshot folder missing" -n 16 --steps 2 --snapshot-every 1 --snapshot-dir nodir
+case_ W5 bad steps "snapshot folder is a file" -n 16 --steps 2 --snapshot-every 1 --snapshot-dir @plain
 # ---- GPUs -----------------------------------------------------------------------------------
-case_ G0 bad nogpu "a GPU step without a GPU" -n 1000
+case_ G0 bad nogpu "a GPU step without a GPU (none visible)" -n 1000
 case_ G1 bad gpu "more GPUs than exist (64, the most --gpus takes)" -n 1000 --gpus 64
 case_ G2 bad gpu "S x N beyond device memory (host check first)" -n $big
 # ---- physics at the edges -------------------------------------------------------------------
-case_ P0 edge cpu "N = 1 (3 systems)" -n 1 -S 3 --steps 5
-case_ P1 edge cpu "N = 2, one body per sphere" --model collision -n 2 -S 2 --steps 5
-case_ P2 edge cpu "two coincident bodies, eps 0.01" -i @coincident.nbs --steps 20
-case_ P3 edge cpu "all bodies at one place, eps 0.01" -i @allcoincident.nbs --steps 20
-case_ P4 edge cpu "all the mass in one body" -i @onemass.nbs --steps 20
-case_ P5 edge cpu "eps = 0, no two bodies at one place" --eps 0 -n 64 -S 2 --steps 5
-case_ P6 bad cpu "eps = 0 with two coincident bodies" -i @coincident.nbs --eps 0
-case_ P7 edge cpu "eps = 1e6 (forces ~0)" --eps 1e6 -n 64 --steps 5
-case_ P8 edge cpu "dt = 1e6 (bodies fly apart)" --dt 1e6 -n 64 --steps 20
-case_ P9 mismatch cpu "bodies 1e18 apart (m/r^2 below float32)" -i @far.nbs --steps 1
+case_ P0 edge steps "N = 1 (3 systems)" -n 1 -S 3 --steps 5
+case_ P1 edge steps "N = 2, one body per sphere" --model collision -n 2 -S 2 --steps 5
+case_ P2 edge steps "two coincident bodies, eps 0.01" -i @coincident.nbs --steps 20
+case_ P3 edge steps "all bodies at one place, eps 0.01" -i @allcoincident.nbs --steps 20
+case_ P4 edge steps "all the mass in one body" -i @onemass.nbs --steps 20
+case_ P5 edge steps "eps = 0, no two bodies at one place" --eps 0 -n 64 -S 2 --steps 5
+case_ P6 bad steps "eps = 0 with two coincident bodies" -i @coincident.nbs --eps 0
+case_ P7 edge steps "eps = 1e6 (forces ~0)" --eps 1e6 -n 64 --steps 5
+case_ P8 edge steps "dt = 1e6 (bodies fly apart)" --dt 1e6 -n 64 --steps 20
+case_ P9 mismatch steps "bodies 1e18 apart (m/r^2 below float32)" -i @far.nbs --steps 1
 case_ P10 edge gpu "awkward N = 4099, S = 3, on the GPU" -n 4099 -S 3 --steps 2
 case_ P11 edge gpu "all the mass in one body, on the GPU" -i @onemass.nbs --steps 20
 # ---- scripts --------------------------------------------------------------------------------
@@ -282,7 +285,7 @@ case_ S4 bad tests/hardening/run.sh "hardening/run.sh with a bad --timeout" --ti
 # ---- the table ----------------------------------------------------------------------------------
 {
     echo "What every program does with bad input and at the physical edges: $count cases, run by"
-    echo "\`make hardening-table\` ($(date -u +%Y-%m-%d), $(git -C "$here" rev-parse --short=12 HEAD 2> /dev/null || echo unknown),"
+    echo "\`make hardening-table\` ($(date -u +%Y-%m-%d), commit $(git -C "$here" rev-parse --short=12 HEAD 2> /dev/null || echo unknown),"
     echo "$( [ $have_gpu -eq 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 || echo 'no GPU'); \`make test-hardening\` checks it). Expected: bad input exits 2 with one line on"
     echo "stderr, nothing on stdout and no file touched; an edge case exits 0 with a finite output snapshot."
     echo "\`<step>\` is each step the row names, \`@FILE\` an input the case makes first (tests/hardening/craft.c)."
