@@ -519,9 +519,17 @@ static int spawn(char *const argv[], const char *log_path, job *j)
 static int reap(job *jobs, size_t count, double timeout, run_result *res)
 {
     for (;;) {
-        int status;
-        const pid_t pid = waitpid(-1, &status, WNOHANG);
+        /* Look before reaping: while the child is a zombie its pid (its group's id) cannot be reused,
+         * so whatever it left running in its group can be ended safely. */
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        const int seen = waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT);
+        const pid_t pid = seen == 0 ? info.si_pid : -1;
         if (pid > 0) {
+            int status;
+            kill(-pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
             for (size_t k = 0; k < count; ++k)
                 if (jobs[k].pid == pid) {
                     memset(res, 0, sizeof *res);
@@ -533,14 +541,13 @@ static int reap(job *jobs, size_t count, double timeout, run_result *res)
                     for (size_t a = 0; a < MAX_JOBS + 1; ++a)
                         if (active_groups[a] == pid)
                             active_groups[a] = 0;
-                    kill(-pid, SIGKILL); /* anything it left behind in its group */
                     jobs[k].pid = 0;
                     return (int)k;
                 }
             continue;
         }
-        if (pid < 0 && errno != EINTR)
-            return -1;
+        if (seen < 0 && errno != EINTR)
+            return -1; /* no children at all */
         const double t = now_s();
         for (size_t k = 0; k < count; ++k)
             if (jobs[k].pid > 0 && !jobs[k].timed_out && t - jobs[k].start > timeout) {
@@ -790,27 +797,26 @@ static void progress_end(const grader *g)
 
 /* The verdict of one run of a step binary, from its exit status and its CSV row. 1 passed, 0 not;
  * `why` says what went wrong; *row gets the row (or NULL), errors are folded into *acc / *state. */
-static int judge_run(const grader *g, const outcome *out, const run_result *r, const char *csv_path,
+static int judge_run(const grader *g, const run_result *r, const char *csv_path,
                      const char *log_path, char **row, double *acc, double *state, char *why, size_t len)
 {
     *row = NULL;
     why[0] = '\0';
     nb_csv csv;
-    int have_row = 0;
+    int pass_row = 0; /* the run's one row says PASS */
     if (access(csv_path, R_OK) == 0 && nb_csv_read(csv_path, &csv) == NB_EXIT_OK) {
         if (csv.rows == 1 && header_is_ours(&csv)) {
-            have_row = 1;
             *row = join_row(&csv, 0);
             *acc = worse(*acc, cell_num(&csv, 0, "acc_max"));
             *state = worse(*state, worse(cell_num(&csv, 0, "state_pos"), cell_num(&csv, 0, "state_vel")));
-            have_row = !strcmp(nb_csv_get(&csv, 0, "pass"), "PASS") ? 2 : 1;
+            pass_row = !strcmp(nb_csv_get(&csv, 0, "pass"), "PASS");
         }
         nb_csv_free(&csv);
     }
     char end[128], line[600];
     describe_end(r, g->o.timeout, end, sizeof end);
     if (r->exited && r->code == NB_EXIT_OK) {
-        if (have_row == 2)
+        if (pass_row)
             return 1;
         textf(why, len, "exit status 0 but no PASS row in %s", csv_path);
     } else if (r->exited && r->code == NB_EXIT_MISMATCH) {
@@ -823,7 +829,6 @@ static int judge_run(const grader *g, const outcome *out, const run_result *r, c
         else
             textf(why, len, "%s%s%s", end, line[0] ? ": " : "", line);
     }
-    (void)out;
     return 0;
 }
 
@@ -932,7 +937,7 @@ static void run_checks(grader *g, outcome *out, const char *logdir, const char *
         slot *sl = &slots[k];
         const check_case *c = &g->cases[sl->index];
         char *row = NULL, why[600], name[96];
-        const int passed = judge_run(g, out, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
+        const int passed = judge_run(g, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
                                      why, sizeof why);
         case_name(c, name, sizeof name);
         if (row && g->checks)
@@ -981,7 +986,7 @@ static void run_timing(grader *g, outcome *out, const char *logdir, const char *
     if (run_one(argv, log, o->timeout, &res) != NB_EXIT_OK)
         nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
     char *row = NULL, why[600];
-    const int passed = judge_run(g, out, &res, csv, log, &row, &out->worst_acc, &out->worst_state, why, sizeof why);
+    const int passed = judge_run(g, &res, csv, log, &row, &out->worst_acc, &out->worst_state, why, sizeof why);
     ++out->cases;
     if (!passed) {
         out->v = V_FAIL;
@@ -1187,7 +1192,7 @@ static void print_plan(const grader *g, const outcome *outs, size_t count)
     fflush(stdout);
 }
 
-/* Write `text` rows under the results header to path, through a temporary name. */
+/* OUT/results.csv: each graded step's row under the harness's header, through a temporary name. */
 static int write_csv(const char *path, const outcome *outs, size_t count)
 {
     char tmp[4400];
@@ -1364,7 +1369,8 @@ static int draw_ladder(const options *o, const gpu_info *gi, const char *csv_pat
         b->gint = gint;
         b->clock_mhz = cell_num(&c, r, "clock_mhz");
         b->gpus = (unsigned)strtoul(nb_csv_get(&c, r, "gpus"), NULL, 10);
-        b->gpu = b->gpus > 0;
+        /* A GPU run: GPUs counted, or a measured SM clock or a block size (CPU rows have neither). */
+        b->gpu = b->gpus > 0 || b->clock_mhz > 0.0 || strtoul(nb_csv_get(&c, r, "block"), NULL, 10) > 0;
         textf(b->gpu ? gpu_dev : cpu_dev, sizeof gpu_dev, "%s", b->device);
         if (b->gpu && b->clock_mhz > clock)
             clock = b->clock_mhz;
