@@ -3,6 +3,7 @@
  * on the device for all the steps; they cross the bus once in and once out. */
 #include "device.h"
 #include "nbody.h"
+#include "util.h"
 
 #include <stdio.h>
 
@@ -11,6 +12,7 @@
 /* Thread i: the force on body i of system y (the grid's rows stride over the systems), then the kick. */
 __global__ void force_kick(nb_body *bodies, int n, int systems, float eps2, float dt)
 {
+    /* BEGIN SOLUTION */
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
@@ -35,6 +37,9 @@ __global__ void force_kick(nb_body *bodies, int n, int systems, float eps2, floa
         b[i].vy += ay * dt;
         b[i].vz += az * dt;
     }
+    /* STUB
+    // Yours to write: body i of each system pulled by every body of its system, then kicked.
+    END SOLUTION */
 }
 
 __global__ void drift(nb_body *bodies, int n, int systems, float dt)
@@ -52,6 +57,7 @@ __global__ void drift(nb_body *bodies, int n, int systems, float dt)
 
 int nb_step_run(nb_state *s, const nb_run *run)
 {
+    /* BEGIN SOLUTION */
     const int n = (int)s->bodies, systems = (int)s->systems;
     const unsigned block = run->block ? run->block : DEFAULT_BLOCK;
     const dim3 grid((n + block - 1) / block, nbd_system_rows(systems));
@@ -70,4 +76,9 @@ int nb_step_run(nb_state *s, const nb_run *run)
     run->info->block = block;
     snprintf(run->info->config, sizeof run->info->config, "block=%u", block);
     return NB_EXIT_OK;
+    /* STUB
+    (void)s, (void)run;
+    nb_error("TODO: force_kick() and nb_step_run() are yours to write (see step02_cuda_naive/README.md)");
+    return NB_EXIT_ERROR;
+    END SOLUTION */
 }

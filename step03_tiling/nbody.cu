@@ -5,6 +5,7 @@
  * accelerations are summed by the update kernel, which then kicks and drifts. */
 #include "device.h"
 #include "nbody.h"
+#include "util.h"
 
 #include <stdio.h>
 
@@ -30,6 +31,7 @@
  * slice z. Threads past the last body still load tiles and reach every __syncthreads(). */
 __global__ void forces(const nb_body *bodies, float4 *partial, int n, int systems, int tiles_per_slice, float eps2)
 {
+    /* BEGIN SOLUTION */
     extern __shared__ float4 tile_mem[];
     TILE_DECLARE;
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -65,6 +67,9 @@ __global__ void forces(const nb_body *bodies, float4 *partial, int n, int system
         if (i < n)
             partial[((size_t)blockIdx.z * systems + sys) * n + i] = make_float4(ax, ay, az, 0.0f);
     }
+    /* STUB
+    // Yours to write: body i against one tile of bodies at a time, staged in shared memory.
+    END SOLUTION */
 }
 
 /* Sum the slices in a fixed order (the result does not depend on scheduling), kick, drift. */
@@ -94,6 +99,7 @@ __global__ void kick_drift(nb_body *bodies, const float4 *partial, int n, int sy
 
 int nb_step_run(nb_state *s, const nb_run *run)
 {
+    /* BEGIN SOLUTION */
     const int n = (int)s->bodies, systems = (int)s->systems;
     const unsigned block = run->block ? run->block : DEFAULT_BLOCK;
     const size_t shared = block * TILE_BYTES;
@@ -119,4 +125,9 @@ int nb_step_run(nb_state *s, const nb_run *run)
     snprintf(run->info->config, sizeof run->info->config, "block=%u slices=%d tile=%s", block, slices,
              TILE_BYTES == sizeof(float4) ? "float4" : "float3");
     return NB_EXIT_OK;
+    /* STUB
+    (void)s, (void)run;
+    nb_error("TODO: forces() and nb_step_run() are yours to write (see step03_tiling/README.md)");
+    return NB_EXIT_ERROR;
+    END SOLUTION */
 }
