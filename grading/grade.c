@@ -1551,7 +1551,10 @@ int main(int argc, char **argv)
     compute_speedups(outs, count, &g.reg);
     print_table(&g, outs, count);
 
-    if (!o->no_timing)
+    int any_timed = 0;
+    for (size_t k = 0; k < count; ++k)
+        any_timed |= outs[k].timed;
+    if (any_timed)
         printf("\nacc err: worst acceleration error, state err: worst position/velocity error after 4 steps, over\n"
                "every run (tolerances in common/README.md). loop time: median of %llu repeats; spread = (max - min)\n"
                "/ median. Speedups compare G interactions/s; a step that failed gets none.\n",
