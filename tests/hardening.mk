@@ -19,11 +19,13 @@ $(HARDEN_CRAFT): tests/hardening/craft.c $(LIBNBODY) $(BUILD)/gen/version.h | $(
 .PHONY: hardening-tools test-hardening hardening-table sanitize test-sanitize fuzz test-fuzz
 hardening-tools: $(HARDEN_CRAFT)
 
-test-hardening: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT)  ## every bad input and edge case; fails on a misbehaving one or a stale README table
+HARDEN_GRADER := $(if $(wildcard grading/grade.c),$(GRADER))
+
+test-hardening: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER)  ## every bad input and edge case; fails on a misbehaving one or a stale README table
 	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening
 	@bash tests/hardening/table.sh --check README.md $(BUILD)/hardening/table.md
 
-hardening-table: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT)  ## run the bad-input cases, rewrite README's hardening table from what happened
+hardening-table: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER)  ## run the bad-input cases, rewrite README's hardening table from what happened
 	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening; rc=$$?; \
 	  bash tests/hardening/table.sh --write README.md $(BUILD)/hardening/table.md && exit $$rc
 

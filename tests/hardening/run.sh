@@ -81,8 +81,10 @@ attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite out
     local before
     before=$(fingerprint)
     local path=$bin/$prog
-    case $prog in */*) path=$here/$prog ;; esac
-    env "${case_env[@]}" timeout -k 5 "$limit" "$path" "${args[@]}" > stdout.txt 2> stderr.txt
+    case $prog in /*) path=$prog ;; */*) path=$here/$prog ;; esac
+    local runner=()
+    case $path in *.sh) runner=(bash) ;; esac # as the Makefiles run them
+    env "${case_env[@]}" timeout -k 5 "$limit" "${runner[@]}" "$path" "${args[@]}" > stdout.txt 2> stderr.txt
     rc=$?
     line=$(head -n 1 stderr.txt)
     local lines
@@ -149,6 +151,8 @@ case_() {
         [ $have_gpu -eq 0 ] || progs+=("${gpu[@]}") ;;
     nogpu) progs=("${gpu[@]}") case_env=(CUDA_VISIBLE_DEVICES=) # no GPU here, or none visible
         [ ${#gpu[@]} -gt 0 ] || skip="no GPU step built (nvcc missing)" ;;
+    grader) progs=("$bin/../grading/grade")
+        [ -x "${progs[0]}" ] || skip="the grader is not built (make grade builds it)" ;;
     *) progs=("$where") ;;
     esac
     # A machine that has the memory would run the 2^30-body cases for hours instead of refusing them.
@@ -157,7 +161,7 @@ case_() {
     fi
     local args=("$@")
     case $kind in
-    bad) [[ $where == */* ]] || args=(-q -o out.nbs --csv out.csv "$@") ;;
+    bad) [[ $where == */* || $where == grader ]] || args=(-q -o out.nbs --csv out.csv "$@") ;;
     edge | mismatch) args=(-q -o out.nbs "$@") ;;
     esac
     local shown='' a outcome exitcol message ran=()
@@ -191,7 +195,7 @@ case_() {
     mismatch) expected="1, FAIL" ;;
     esac
     local who
-    case $where in */*) who=${where} ;; *) who="<step>" ;; esac
+    case $where in */*) who=${where} ;; grader) who=grading/grade ;; *) who="<step>" ;; esac
     printf '%-4s %-6s %-42s %s\n' "$id" "${outcome%% *}" "$what" "${outcome#ok}${message:+ | $message}"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$what" "$who $shown" "$expected" "$outcome" "$exitcol" \
         "$message" "${ran[*]}" >> "$out/cases.tsv"
@@ -285,6 +289,12 @@ case_ S1 bad grading/handout.sh "handout.sh --strip of a missing file" --strip m
 case_ S2 bad tests/compute-sanitizer.sh "compute-sanitizer.sh without a folder"
 case_ S3 bad tests/compute-sanitizer.sh "compute-sanitizer.sh, a step that is not one" @folder step99
 case_ S4 bad tests/hardening/run.sh "hardening/run.sh with a bad --timeout" --timeout x y
+case_ S5 bad grader "the grader, an unknown option" --bogus
+case_ S6 bad grader "the grader, zero bodies" --bodies 0
+case_ S7 bad grader "the grader, --plot of a missing CSV" --plot missing.csv --out @folder
+case_ S8 bad report/gpu-run.sh "gpu-run.sh without a folder"
+case_ S9 bad tests/run.sh "tests/run.sh without a folder"
+case_ S10 bad report/measure.sh "measure.sh with an unknown option" --bogus
 
 # ---- the table ----------------------------------------------------------------------------------
 {
