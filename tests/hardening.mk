@@ -22,8 +22,8 @@ hardening-tools: $(HARDEN_CRAFT)
 HARDEN_GRADER := $(if $(wildcard grading/grade.c),$(GRADER))
 
 test-hardening: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER)  ## every bad input and edge case; fails on a misbehaving one or a stale README table
-	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening
-	@bash tests/hardening/table.sh --check README.md $(BUILD)/hardening/table.md
+	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening; rc=$$?; \
+	  bash tests/hardening/table.sh --check README.md $(BUILD)/hardening/table.md || rc=1; exit $$rc
 
 hardening-table: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER)  ## run the bad-input cases, rewrite README's hardening table from what happened
 	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening; rc=$$?; \
