@@ -2,7 +2,7 @@
 # tests/hardening/run.sh: every bad input and physical edge case the lab is hardened against, run
 # against the built programs, with what actually happened written down as a table.
 #
-#   tests/hardening/run.sh [--bin DIR] [--craft PROG] [--timeout S] OUT
+#   tests/hardening/run.sh [--bin DIR] [--craft PROG] [--timeout S] [--steps-only] OUT
 #
 # DIR holds the step binaries (default build/bin), PROG the snapshot crafter (tests/hardening/craft.c,
 # default DIR/../tools/hardening-craft). Each case runs in a fresh folder OUT/run/ID. A bad input must
@@ -10,17 +10,19 @@
 # and leave every file as it was (no partial output, no temporary); a physical edge case must exit 0
 # with a valid, finite output snapshot. Writes OUT/table.md (the README's hardening table) and
 # OUT/cases.tsv; prints one line per case; exits 1 if any case did something else, 2 on bad usage.
-# GPU cases SKIP where no GPU is.
+# GPU cases SKIP where no GPU is; --steps-only SKIPs the scripts' and the grader's cases (make
+# sanitize: the steps are what it built with the sanitizers).
 set -u -o pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 me=hardening/run.sh
-usage() { echo "$me: usage: tests/hardening/run.sh [--bin DIR] [--craft PROG] [--timeout S] OUT" >&2; exit 2; }
-bin=$here/build/bin craft='' limit=300
+usage() { echo "$me: usage: tests/hardening/run.sh [--bin DIR] [--craft PROG] [--timeout S] [--steps-only] OUT" >&2; exit 2; }
+bin=$here/build/bin craft='' limit=300 steps_only=0
 while [ $# -gt 0 ]; do
     case $1 in
     --bin) [ $# -ge 2 ] || usage; bin=$2; shift 2 ;;
     --craft) [ $# -ge 2 ] || usage; craft=$2; shift 2 ;;
     --timeout) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || usage; limit=$2; shift 2 ;;
+    --steps-only) steps_only=1; shift ;;
     -*) echo "$me: unknown option $1 (see the top of tests/hardening/run.sh)" >&2; exit 2 ;;
     *) break ;;
     esac
@@ -155,6 +157,9 @@ case_() {
         [ -x "${progs[0]}" ] || skip="the grader is not built (make grade builds it)" ;;
     *) progs=("$where") ;;
     esac
+    if [ $steps_only -eq 1 ] && [[ $where == */* || $where == grader ]]; then
+        skip="--steps-only"
+    fi
     # A machine that has the memory would run the 2^30-body cases for hours instead of refusing them.
     if [ "$*" = "-n $big" ] && [ "$(awk '/^MemAvailable:/ { print int($2 / 1048576) }' /proc/meminfo 2> /dev/null || echo 0)" -ge 224 ]; then
         skip="224 GiB or more available here: it would run"
