@@ -59,7 +59,10 @@ CPU_BINS := $(foreach s,$(CPU_IDS),$(call BIN,$(s)))
 GPU_BINS := $(foreach s,$(GPU_IDS),$(call BIN,$(s)))
 
 # ---- version stamp: rewritten only when the commit changes --------------------------------
+# COMMIT may come from outside (a copy of the tree without .git, as on the lent GPU machines).
+ifndef COMMIT
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+endif
 $(BUILD)/gen/version.h: FORCE
 	@mkdir -p $(@D)
 	@printf '#define NB_COMMIT "%s"\n#define NB_VERSION "1.0"\n' '$(COMMIT)' > $@.tmp

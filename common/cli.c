@@ -118,6 +118,8 @@ static void usage(FILE *f, const char *step, const char *summary)
             "      --block B           threads per block (default: the step's own)\n"
             "      --gpus G            GPUs to use (default: all; steps other than step08 use one)\n"
             "      --no-overlap        step07: copies and compute one after another, to measure overlap\n"
+            "      --decompose HOW     step08: auto (default), systems (whole systems per GPU) or bodies\n"
+            "                          (each GPU a slice of every system's bodies; positions exchanged)\n"
             "\n"
             "  -h, --help              this help\n"
             "  -V, --version           version and commit\n"
@@ -128,7 +130,7 @@ static void usage(FILE *f, const char *step, const char *summary)
 
 enum {
     OPT_MODEL = 256, OPT_MASSES, OPT_SEED, OPT_DT, OPT_EPS, OPT_SNAP_EVERY, OPT_SNAP_DIR, OPT_CSV, OPT_TAG,
-    OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP
+    OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP, OPT_DECOMPOSE
 };
 
 static int check_tag(const char *tag)
@@ -175,6 +177,7 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
         {"ref-cache", required_argument, 0, OPT_REF_CACHE},
         {"block", required_argument, 0, OPT_BLOCK},  {"gpus", required_argument, 0, OPT_GPUS},
         {"no-overlap", no_argument, 0, OPT_NO_OVERLAP},
+        {"decompose", required_argument, 0, OPT_DECOMPOSE},
         {0, 0, 0, 0}};
 
     opterr = 0; /* our own messages, one line each */
@@ -272,6 +275,18 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
             o->gpus = (unsigned)u;
             break;
         case OPT_NO_OVERLAP: o->no_overlap = 1; break;
+        case OPT_DECOMPOSE:
+            if (!strcmp(optarg, "auto"))
+                o->decompose = NB_DECOMPOSE_AUTO;
+            else if (!strcmp(optarg, "systems"))
+                o->decompose = NB_DECOMPOSE_SYSTEMS;
+            else if (!strcmp(optarg, "bodies"))
+                o->decompose = NB_DECOMPOSE_BODIES;
+            else {
+                nb_error("--decompose '%s': must be auto, systems or bodies", optarg);
+                rc = NB_EXIT_ERROR;
+            }
+            break;
         case 'h': usage(stdout, step, summary); return NB_EXIT_OK;
         case 'V': printf("%s %s (commit %s)\n", step, NB_VERSION, NB_COMMIT); return NB_EXIT_OK;
         case ':':

@@ -27,6 +27,7 @@ typedef struct nb_options {
     const char *snapshot_dir;
     unsigned block, gpus;
     int no_overlap, quiet, diagnostics, validate_only;
+    int decompose; /* NB_DECOMPOSE_* of nbody.h */
     nb_validate_mode validate;
     int bodies_set, systems_set, model_set, masses_set, seed_set; /* conflicts with --input */
     int dt_set, eps_set;                                          /* else --input's header gives them */

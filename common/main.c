@@ -343,8 +343,8 @@ static int reject_coincident(const nb_state *s)
 static int setup(harness *h)
 {
     nb_options *o = &h->o;
-    if (!nb_platform_is_gpu() && (o->block || o->gpus || o->no_overlap)) {
-        nb_error("--block, --gpus and --no-overlap are for the GPU steps; %s runs on the CPU", NB_STEP_NAME);
+    if (!nb_platform_is_gpu() && (o->block || o->gpus || o->no_overlap || o->decompose)) {
+        nb_error("--block, --gpus, --no-overlap and --decompose are for the GPU steps; %s runs on the CPU", NB_STEP_NAME);
         return NB_EXIT_ERROR;
     }
     if (o->csv && !o->validate_only && o->steps == 0) {
@@ -411,6 +411,7 @@ static int setup(harness *h)
     h->run.block = o->block;
     h->run.gpus = o->gpus;
     h->run.no_overlap = o->no_overlap;
+    h->run.decompose = o->decompose;
     h->run.info = &h->info;
     return NB_EXIT_OK;
 }

@@ -43,6 +43,7 @@ typedef struct nb_run {
     unsigned block;          /* threads per block asked for on the command line, 0 = the step's default */
     unsigned gpus;           /* GPUs asked for (--gpus), 0 = all visible */
     int no_overlap;          /* --no-overlap: run copies and compute one after another (step07) */
+    int decompose;           /* --decompose: NB_DECOMPOSE_AUTO, _SYSTEMS or _BODIES (step08) */
     uint64_t snapshot_every; /* steps between trajectory snapshots, 0 = none (only steps that say so) */
     struct nb_snapshot_sink *sink;
     struct nb_clock *clock;  /* NULL: not timed */
@@ -77,6 +78,8 @@ void nb_region_end(const nb_run *run);
 /* Hand one snapshot to the harness (steps with NB_FEATURE_SNAPSHOTS). The harness copies `view`
  * before returning and writes the file on a background thread. Returns 0 or NB_EXIT_ERROR. */
 int nb_snapshot_emit(const nb_run *run, const nb_state *view);
+
+enum { NB_DECOMPOSE_AUTO, NB_DECOMPOSE_SYSTEMS, NB_DECOMPOSE_BODIES };
 
 /* Exit statuses shared by every program of the lab. */
 enum {

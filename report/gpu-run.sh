@@ -1,152 +1,180 @@
 #!/usr/bin/env bash
 # gpu-run.sh OUT [PHASE...]: everything the lab checks and measures on a GPU machine, in one call.
-# Builds for the GPU that is there, then runs the phases asked for (default: all) and leaves what
-# they produce in OUT: log.txt (everything printed), results.csv (every run's row), and the sweeps'
-# CSVs. Used on the lent H100/H200 (OUT=$OUT) and by hand on any CUDA machine.
-#   phases: env build validate perf unroll ncu sanitize tests grade measure
-# Dependencies without apt (Check, zlib headers): Debian packages unpacked into .deps/root are used
-# when present (see report/README.md).
+# Builds for the GPU that is there, runs the phases asked for (default: all, most important first)
+# and leaves in OUT: log.txt (everything printed), results.csv (the rows of the runs made here),
+# instructions.csv (ncu), measure.tgz (report/measure.sh's CSVs, re-packed after every phase, so a
+# call cut short still returns what finished).
+#   phases: env build validate scaling streams ladder ncu tuning sweeps tests sanitize
+# GPU_RUN_BUDGET=S: start no phase after S seconds (phases are ordered by importance).
+# Without apt (the lent machines), Check and zlib come from Debian packages unpacked in .deps/root.
 set -u -o pipefail
-out=${1:?usage: report/gpu-run.sh OUT [PHASE...]}
+if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
+    echo "usage: report/gpu-run.sh OUT [env build validate scaling streams ladder ncu tuning sweeps tests sanitize]" >&2
+    exit 2
+fi
+out=$1
 shift
-phases=${*:-env build validate perf unroll ncu sanitize tests grade measure}
-mkdir -p "$out"
-log="$out/log.txt"
+phases=${*:-env build validate scaling streams ladder ncu tuning sweeps tests sanitize}
+mkdir -p "$out" || exit 2
+exec > >(tee -a "$out/log.txt") 2>&1
+budget=${GPU_RUN_BUDGET:-100000}
+t0=$(date +%s)
 csv="$out/results.csv"
-exec > >(tee -a "$log") 2>&1
 deps=()
 [ -d .deps/root ] && deps=(DEPS_ROOT="$PWD/.deps/root")
 jobs=$(nproc 2>/dev/null || echo 8)
 bin=build/bin
 cache=build/ref-cache
-mkdir -p "$cache"
-has() { case " $phases " in *" $1 "*) return 0 ;; esac; return 1; }
-say() { printf '\n=== %s: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+mdir=build/measure-out
+mkdir -p "$cache" "$mdir"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 gpu_steps=$(awk '$1 ~ /^[0-9]+$/ && $3 == "cu" { print $2 }' steps.list)
 
+elapsed() { echo $(($(date +%s) - t0)); }
+has() {
+    case " $phases " in *" $1 "*) ;; *) return 1 ;; esac
+    if [ "$(elapsed)" -ge "$budget" ]; then
+        printf '\n=== %s: skipped, %ss of the %ss budget used\n' "$1" "$(elapsed)" "$budget"
+        return 1
+    fi
+    printf '\n=== %s (+%ss)\n' "$1" "$(elapsed)"
+}
+# One tagged, validated run appending to results.csv; its summary lines prefixed with the step.
+timed() {
+    local tag=$1 exe=$2
+    shift 2
+    "$exe" --csv "$csv" --tag "$tag" --ref-cache "$cache" "$@" 2>&1 |
+        grep -E 'interactions|FAIL|error|CUDA|validation' | sed "s|^|$(basename "$exe") $*: |"
+}
+measure() {
+    bash report/measure.sh "$mdir" "$@" || echo "measure.sh $* FAILED"
+    tar czf "$out/measure.tgz" -C "$(dirname "$mdir")" "$(basename "$mdir")"
+}
+
 if has env; then
-    say "environment"
-    nvidia-smi || true
-    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu --format=csv || true
-    nvcc --version | tail -n 2
-    lscpu | grep -E 'Model name|^CPU\(s\)' || true
-    git log -1 --format='commit %H %cd' 2>/dev/null || true
+    nvidia-smi
+    nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
+    nvidia-smi topo -m 2>/dev/null
+    nvcc --version | tail -n 1
+    lscpu | grep -E 'Model name|^CPU\(s\)'
+    echo "commit: ${COMMIT:-unknown}"
 fi
 
 if has build; then
-    say "build (make -j$jobs all)"
-    make -j"$jobs" "${deps[@]}" all || { echo "BUILD FAILED"; exit 1; }
+    make -k -j"$jobs" "${deps[@]}" all || echo "BUILD INCOMPLETE"
     for s in $gpu_steps; do
-        cuobjdump --dump-resource-usage "build/obj/$s/nbody.o" 2>/dev/null | grep -E 'Function|REG' | sed "s/^/$s: /"
+        cuobjdump --dump-resource-usage "build/obj/$s/nbody.o" 2>/dev/null | grep -E 'REG' | sed "s/^/$s: /"
     done
 fi
 
-# validate: every GPU step at the awkward sizes, S = 1 and 3, both models, random masses too.
+# The newest steps at the awkward sizes (02-06 are covered by make test-gpu and make grade);
+# step08 on one GPU and on all, both decompositions.
 if has validate; then
-    say "validate"
     fails=0
-    for s in $gpu_steps; do
-        [ -x "$bin/$s" ] || continue
-        for n in 1 2 31 257 1000 4099 16384; do
-            for sys in 1 3; do
-                for model in "--model plummer" "--model uniform --masses random"; do
-                    if ! "$bin/$s" -q --validate-only --ref-cache "$cache" --csv "$csv" --tag validate \
-                        -n "$n" -S "$sys" $model; then
-                        echo "FAIL $s N=$n S=$sys $model"
-                        fails=$((fails + 1))
-                    fi
+    for n in 1 2 31 257 1000 4099 16384; do
+        for sys in 1 3; do
+            for model in "--model plummer" "--model uniform --masses random"; do
+                runs=("$bin/step07_streams")
+                for g in 1 "$gpus"; do
+                    for split in systems bodies; do runs+=("$bin/step08_multigpu --gpus $g --decompose $split"); done
+                done
+                for r in "${runs[@]}"; do
+                    # shellcheck disable=SC2086
+                    $r -q --validate-only --ref-cache "$cache" --csv "$csv" --tag validate -n "$n" -S "$sys" $model ||
+                        { echo "FAIL: $r N=$n S=$sys $model"; fails=$((fails + 1)); }
                 done
             done
         done
-        echo "$s: validation done"
     done
-    echo "validation failures: $fails"
+    echo "validation of step07/step08: $fails failures"
 fi
 
-# perf: the ladder's sizes for every GPU step.
-if has perf; then
-    say "perf"
-    for s in $gpu_steps; do
-        [ -x "$bin/$s" ] || continue
-        for n in 16384 65536 131072; do
-            steps=$(( n >= 131072 ? 10 : n >= 65536 ? 20 : 50 ))
-            "$bin/$s" -n "$n" --steps "$steps" --repeat 5 --csv "$csv" --tag perf --ref-cache "$cache" |
-                grep -E 'interactions|FAIL|error' | sed "s/^/$s N=$n: /"
+# Strong scaling of step08 (issue: S = 1 at N = 262144 and 1048576, S = 64 at N = 16384).
+if has scaling; then
+    for shape in "bodies 1 262144 10" "bodies 1 1048576 2" "systems 64 16384 10"; do
+        read -r split sys n k <<< "$shape"
+        for ((g = 1; g <= gpus; g *= 2)); do
+            timed "scaling-$split" "$bin/step08_multigpu" -S "$sys" -n "$n" --steps "$k" --repeat 3 --gpus "$g" \
+                --decompose "$split"
         done
     done
 fi
 
-# unroll: step05 over the unroll factor and bodies per thread at N = 131072.
-if has unroll; then
-    say "unroll sweep (step05)"
-    variants=""
-    for u in 1 4 8 16 32; do for b in 1 2 4 8; do variants="$variants u${u}b${b}"; done; done
-    for v in $variants; do
-        u=${v#u}; u=${u%b*}; b=${v#*b}
-        make -s BUILD="build/var/$v" STEP_DEFS="-DUNROLL=$u -DBODIES_PER_THREAD=$b" BUILD_LABEL="$v" "${deps[@]}" \
-            "build/var/$v/bin/step05_intrinsics" > "build/var-$v.log" 2>&1 || echo "variant $v failed to build" &
-        while [ "$(jobs -r | wc -l)" -ge "$jobs" ]; do sleep 0.2; done
+# Overlap in step07 (issue: S = 64 of N = 8192; S = 1, N = 131072 with snapshots every 10 steps),
+# against the same kernels with the copies outside the timed loop (step06), and small systems.
+if has streams; then
+    snaps=build/stream-snaps
+    for shape in "64 8192 20 10" "1 131072 20 10"; do
+        read -r sys n k every <<< "$shape"
+        timed streams-kernel "$bin/step06_soa" -S "$sys" -n "$n" --steps "$k" --repeat 3
+        for mode in overlap serial; do
+            extra=()
+            [ $mode = serial ] && extra=(--no-overlap)
+            timed "streams-$mode-nosnap" "$bin/step07_streams" -S "$sys" -n "$n" --steps "$k" --repeat 3 "${extra[@]}"
+            rm -rf "$snaps" && mkdir -p "$snaps"
+            timed "streams-$mode" "$bin/step07_streams" -S "$sys" -n "$n" --steps "$k" --repeat 3 "${extra[@]}" \
+                --snapshot-every "$every" --snapshot-dir "$snaps"
+        done
     done
-    wait
-    for v in $variants; do
-        [ -x "build/var/$v/bin/step05_intrinsics" ] || continue
-        "build/var/$v/bin/step05_intrinsics" -n 131072 --steps 10 --repeat 3 --csv "$csv" --tag unroll \
-            --validate sample | grep -E 'interactions' | sed "s/^/$v: /"
+    rm -rf "$snaps"
+    for s in step06_soa step07_streams; do
+        timed small-systems "$bin/$s" -S 32 -n 4096 --steps 50 --repeat 3
+        timed small-systems "$bin/$s" -S 128 -n 1024 --steps 50 --repeat 3
+        timed small-systems "$bin/$s" -S 1 -n 131072 --steps 10 --repeat 3
     done
 fi
 
-# ncu: executed instructions per interaction of each GPU step's force kernel.
+if has ladder; then
+    MEASURE_TARGET_S=0.1 measure env cpu ladder
+fi
+
+# Executed instructions per interaction of each GPU step's force kernel (one launch, N = 32768).
 if has ncu; then
-    say "ncu: instructions per interaction"
     icsv="$out/instructions.csv"
-    [ -s "$icsv" ] || echo "step,name,build,instructions_per_interaction,method,device,date,commit" > "$icsv"
+    echo "step,name,build,instructions_per_interaction,method,device,date,commit" > "$icsv"
     dev=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
-    commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
     n=32768
     for s in $gpu_steps; do
         [ -x "$bin/$s" ] || continue
-        id=${s:4:2}
-        # thread instructions = warp instructions x 32 (every warp is full at this N); over N^2 interactions
-        inst=$(ncu --metrics smsp__inst_executed.sum --kernel-name regex:'forces|force_kick' --launch-count 1 --csv \
+        inst=$(ncu --metrics smsp__inst_executed.sum --kernel-name regex:'^(forces|force_kick)' --launch-count 1 --csv \
             "$bin/$s" -q -n $n --steps 1 --repeat 1 --validate off 2>/dev/null |
-            awk -F'","' '/inst_executed/ { gsub(/[",]/, "", $NF); v = $NF } END { print v }')
+            awk -F'","' '/inst_executed/ { v = $NF; gsub(/[",]/, "", v) } END { print v }')
         [ -n "$inst" ] || { echo "$s: ncu gave nothing"; continue; }
         per=$(awk -v w="$inst" -v n=$n 'BEGIN { printf "%.2f", w * 32 / (n * n) }')
-        echo "$s: $inst warp instructions in the force kernel of one step at N=$n: $per per interaction"
-        echo "$id,$s,default,$per,ncu smsp__inst_executed.sum x32 / N^2 (N=$n),$dev,$(date -u +%F),$commit" >> "$icsv"
+        echo "$s: $inst warp instructions in one force launch at N=$n: $per per interaction"
+        echo "${s:4:2},$s,default,$per,ncu smsp__inst_executed.sum x 32 / N^2 at N=$n,$dev,$(date -u +%F),${COMMIT:-unknown}" >> "$icsv"
     done
 fi
 
-if has sanitize; then
-    say "compute-sanitizer"
-    for s in $gpu_steps; do
-        [ -x "$bin/$s" ] || continue
-        for tool in memcheck racecheck; do
-            compute-sanitizer --tool $tool --error-exitcode 9 "$bin/$s" -q --validate-only -n 1000 -S 3 \
-                > "$out/sanitize.tmp" 2>&1
-            rc=$?
-            echo "$s $tool N=1000 S=3: exit $rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize.tmp" | head -n1)"
-        done
+# The best step's knobs: unroll factor, bodies per thread and block size of step06 at N = 131072.
+if has tuning; then
+    variants="u8b4 u128b4 u16b8 u128b8 u32b2 u8b4t256 u16b8t64"
+    for v in $variants; do
+        u=${v#u}; u=${u%%b*}; b=${v#*b}; b=${b%%t*}; t=128
+        case $v in *t*) t=${v##*t} ;; esac
+        make -s BUILD="build/var/$v" BUILD_LABEL="$v" STEP_DEFS="-DUNROLL=$u -DBODIES_PER_THREAD=$b -DBLOCK=$t" \
+            "${deps[@]}" "build/var/$v/bin/step06_soa" > "build/var-$v.log" 2>&1 || echo "variant $v failed to build" &
     done
-    rm -f "$out/sanitize.tmp"
+    for pid in $(jobs -p); do wait "$pid"; done
+    for v in $variants; do
+        exe=build/var/$v/bin/step06_soa
+        [ -x "$exe" ] || continue
+        "$exe" -q --validate-only -n 4099 -S 3 --ref-cache "$cache" || echo "FAIL: variant $v at N=4099 S=3"
+        timed tuning "$exe" -n 131072 --steps 10 --repeat 3
+        timed tuning "$exe" -n 16384 --steps 50 --repeat 3
+    done
+fi
+
+if has sweeps; then
+    MEASURE_TARGET_S=0.05 measure block float3 ftz throughput
 fi
 
 if has tests; then
-    say "make test-gpu"
     make "${deps[@]}" test-gpu || echo "test-gpu FAILED"
 fi
 
-if has grade; then
-    say "make grade"
-    make "${deps[@]}" grade || echo "grade FAILED"
-    cp build/grade/results.csv "$out/grade.csv" 2>/dev/null || true
+if has sanitize; then
+    bash tests/compute-sanitizer.sh build/sanitizer-logs step07_streams step08_multigpu || echo "compute-sanitizer FAILED"
+    tail -n 3 build/sanitizer-logs/*.log 2>/dev/null | tail -n 40
 fi
-
-if has measure; then
-    if [ -x report/measure.sh ]; then
-        say "report/measure.sh"
-        bash report/measure.sh "$out/measure" || echo "measure FAILED"
-        (cd "$out" && tar czf measure.tar.gz measure && rm -rf measure)
-    fi
-fi
-say "done"
+printf '\n=== done (+%ss)\n' "$(elapsed)"
