@@ -125,7 +125,7 @@ if has streams; then
 fi
 
 if has ladder; then
-    MEASURE_TARGET_S=0.1 measure env cpu ladder
+    MEASURE_TARGET_S=0.1 measure env ladder
 fi
 
 # Executed instructions per interaction of each GPU step's force kernel (one launch, N = 32768).
