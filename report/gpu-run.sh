@@ -136,8 +136,10 @@ if has ncu; then
     n=32768
     for s in $gpu_steps; do
         [ -x "$bin/$s" ] || continue
+        one=()
+        [ "$s" = step08_multigpu ] && one=(--gpus 1) # ncu counts one device: give it all the interactions
         inst=$(ncu --metrics smsp__inst_executed.sum --kernel-name regex:'^(forces|force_kick)' --launch-count 1 --csv \
-            "$bin/$s" -q -n $n --steps 1 --repeat 1 --validate off 2>/dev/null |
+            "$bin/$s" -q -n $n --steps 1 --repeat 1 --validate off "${one[@]}" 2>/dev/null |
             awk -F'","' '/inst_executed/ { v = $NF; gsub(/[",]/, "", v) } END { print v }')
         [ -n "$inst" ] || { echo "$s: ncu gave nothing"; continue; }
         per=$(awk -v w="$inst" -v n=$n 'BEGIN { printf "%.2f", w * 32 / (n * n) }')
