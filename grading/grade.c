@@ -1499,6 +1499,10 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
+    if (o->plot_csv && access(o->plot_csv, R_OK) != 0) { /* bad input: say so before creating anything */
+        nb_error("--plot %s: %s", o->plot_csv, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
     char logs[4300];
     textf(logs, sizeof logs, "%s/logs", o->out);
     if (mkdirs(logs) != NB_EXIT_OK || mkdirs(o->ref_cache) != NB_EXIT_OK)

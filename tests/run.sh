@@ -11,7 +11,11 @@ if [ "${1:-}" = --require-run ]; then
     require_run=1
     shift
 fi
-dir=${1:?usage: tests/run.sh [--require-run] DIR [--fail NAME=WHY | --skip NAME=WHY]... PROGRAM...}
+if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
+    echo "usage: tests/run.sh [--require-run] DIR [--fail NAME=WHY | --skip NAME=WHY]... PROGRAM..." >&2
+    exit 2
+fi
+dir=$1
 shift
 logs=$dir/log
 mkdir -p "$logs"

@@ -77,8 +77,11 @@ $(foreach s,$(TEST_PRESENT),$(eval $(call TEST_STEP_RULES,$(s),$(call folder_of,
 .PHONY: test check test-gpu test-build
 test-build: $(TEST_UNIT_PROGS) $(TEST_CPU_PROGS) $(TEST_GPU_PROGS) $(CPU_BINS)  ## build every test program
 
-test: test-build  ## run the Check suites: units, CPU steps, GPU steps (SKIP without a GPU)
+# make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
+TEST_EXTRA ?= test-handout test-hardening
+test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
 	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
+	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
 
 check: test  ## the same as make test
 
