@@ -24,7 +24,7 @@
 # MEASURE_MAX_N (largest N of the GPU throughput sweep, default 1048576), PHYS_STEP (step01_omp).
 set -u -o pipefail
 usage="usage: report/measure.sh OUTDIR [env cpu ladder throughput block unroll tile float3 ftz streams scaling physics kepler]"
-[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+{ [ $# -ge 1 ] && [ "${1#-}" = "$1" ]; } || { echo "$usage" >&2; exit 2; }
 all_phases="env cpu ladder throughput block unroll tile float3 ftz streams scaling physics kepler"
 mkdir -p "$1" || { echo "measure.sh: cannot create $1" >&2; exit 2; }
 out=$(cd "$1" && pwd)
