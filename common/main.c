@@ -446,7 +446,7 @@ static void fill_result(const harness *h, nb_result *r, const nb_check *c, const
     r->checked = c->compared;
     r->pass = pass;
     r->device = nb_platform_device();
-    r->gpus = h->info.gpus;
+    r->gpus = h->info.gpus ? h->info.gpus : nb_platform_gpus(); /* steps that use one GPU leave it 0 */
 #ifdef _OPENMP
     r->threads = (unsigned)omp_get_max_threads();
 #else
