@@ -19,12 +19,14 @@
 #define TILE_ZERO(k) (tile_pos[k] = make_float3(0.0f, 0.0f, 0.0f), tile_m[k] = 0.0f)
 #define TILE_LOAD(k) make_float4(tile_pos[k].x, tile_pos[k].y, tile_pos[k].z, tile_m[k])
 #define TILE_BYTES (sizeof(float3) + sizeof(float))
+#define TILE_NAME "float3"
 #else /* x, y, z and the mass in one float4: one 16-byte shared load per interaction */
 #define TILE_DECLARE float4 *tile = (float4 *)tile_mem
 #define TILE_STORE(k, b) (tile[k] = make_float4((b).x, (b).y, (b).z, (b).m))
 #define TILE_ZERO(k) (tile[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f))
 #define TILE_LOAD(k) tile[k]
 #define TILE_BYTES sizeof(float4)
+#define TILE_NAME "float4"
 #endif
 
 /* Block (x, y, z): bodies blockIdx.x*blockDim.x + threadIdx.x of system y, against the tiles of
@@ -123,7 +125,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     NB_CUDA(cudaFree(partial));
     run->info->block = block;
     snprintf(run->info->config, sizeof run->info->config, "block=%u slices=%d tile=%s", block, slices,
-             TILE_BYTES == sizeof(float4) ? "float4" : "float3");
+             TILE_NAME);
     return NB_EXIT_OK;
     /* STUB
     (void)s, (void)run;
