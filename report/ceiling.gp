@@ -1,23 +1,26 @@
 # ceiling.gp: how close each GPU step comes to its issue-bound ceiling at N = 65536, and the
 # instructions per interaction behind it (figure 3). Needs gpu.csv (SMs) and instructions.csv (ncu).
-W = 900; H = 460
+W = 1000; H = 460
 load 'report/lib.gp'
 
-lad = file('ladder.csv')
-ngpu = count(pickany('step', 'tag=ladder;gpus!=0', 'kernel_s', lad))
-ceil = ceiling(lad)
+# The ladder's GPU rows (figure 1): of each step, the latest recording's row at N = 65536.
+lad = files('grade-ladder.csv ladder.csv')
+sel = 'tag~^(grade-)?ladder$;bodies=65536'
+ngpu = count(pickk('step', sel.';clock_mhz~.', 'kernel_s', 'step', lad))
+ceil = ceiling(lad, sel, 'step')
 rows = (strlen(ceil) > 0) ? ceil." | awk -F, '$3 == \"default\"'" : ''
 n = count(rows)
+set title "{/:Bold Issue-bound ceiling and instructions per interaction}"
 if (ngpu == 0 || n == 0) {
     why = (ngpu == 0) ? "no recorded GPU data yet: make report on a GPU machine" : \
-        "no instructions.csv (ncu, recorded on the GPU) or gpu.csv (SMs): ceiling unknown"
+        "ceiling unknown: no instructions.csv (ncu) or gpu.csv (SMs) recorded"
     eval NODATA
     exit
 }
 size = firstline(rows." | cut -d, -f4")
 eval 'set xtics ('.system(rows." | awk -F, '{ printf \"%s\\\"%s\\\" %d\", (k++ ? \", \" : \"\"), substr($2, 5), $1 + 0 }'").') rotate by -30 left noenhanced'
 set multiplot layout 1, 2 title sprintf("{/:Bold Issue-bound ceiling = SMs × 4 × 32 × SM clock / instructions per interaction, N = %s}\n{/*0.8 %s}", \
-    size, origin(lad, 'tag=ladder;gpus!=0'))
+    size, origink(lad, sel.';clock_mhz~.', 'step'))
 set boxwidth 0.7
 set style fill solid 0.85 border -1
 set bmargin 5

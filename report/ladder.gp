@@ -1,10 +1,12 @@
 # ladder.gp: the speedup ladder, every step of steps.list at N = 65536 over step00_serial (figure 1).
-# Rows: tag "ladder" of ladder-cpu.csv (serial and OpenMP) and ladder.csv (the GPU steps).
+# Rows: tag "ladder" of ladder-cpu.csv and ladder.csv (report/measure.sh), "grade-ladder" of
+# grade-ladder.csv (make grade on a GPU machine); of each step, the row of the latest recording.
 W = 900; H = 520
 load 'report/lib.gp'
 
-src = files2('ladder-cpu.csv', 'ladder.csv')
-rows = pickany('step,name,ginteractions_s,bodies,device', 'tag=ladder', 'kernel_s', src)
+src = files('ladder-cpu.csv grade-ladder.csv ladder.csv')
+sel = 'tag~^(grade-)?ladder$;bodies=65536'
+rows = pickk('step,name,ginteractions_s,bodies,device,threads', sel, 'kernel_s', 'step', src)
 n = count(rows)
 ngpu = count(sprintf("%s | awk -F, '$1 + 0 >= 2'", rows))
 base = num(firstline(sprintf("%s | awk -F, '$1 == \"00\" { print $3 }'", rows)))
@@ -20,13 +22,16 @@ tics = system("awk '$1 ~ /^[0-9]+$/ { printf \"%s\\\"%s\\\" %d\", (k++ ? \", \" 
 last = int(system("awk '$1 ~ /^[0-9]+$/ { n = $1 + 0 } END { print n }' steps.list"))
 xmult(x) = (x >= 100) ? sprintf("%.0f×", x) : sprintf("%.3g×", x)
 rate(x) = (x >= 100) ? sprintf("%.0f", x) : sprintf("%.3g", x)
+# "H200", "H100", or "CPU, 16 threads": which machine each bar ran on.
+nv(d) = strstrt(d, 'NVIDIA ')
+shortdev(d, t) = (nv(d) > 0) ? d[1:nv(d) - 1].d[nv(d) + 7:nv(d) + 10] : sprintf("CPU, %d threads", t)
 set title sprintf("{/:Bold The ladder: speedup over step00\\_serial at N = %s}\n{/*0.8 %s}", size, \
-    origin(src, 'tag=ladder'))
+    origink(src, sel, 'step'))
 set ylabel 'speedup over step00\_serial (log scale)'
 set logscale y
 set yrange [0.5:*]
-set offsets 0, 0, graph 0.08, 0
-set format y '%g×'
+set offsets 0, 0, graph 0.12, 0
+set format y '10^{%L}×'
 set xrange [-0.6:last + 0.6]
 set rmargin 8
 set bmargin 5
@@ -39,7 +44,7 @@ if (ngpu == 0) {
 }
 if (base > 0) {
     plot '< '.rows using ($1):($3 / base):($1 + 1) with boxes lc variable, \
-         '' using ($1):($3 / base):(sprintf("%s\n{/*0.8 %s G int/s}", xmult($3 / base), rate($3))) with labels offset 0, 1.6 font ',9'
+         '' using ($1):($3 / base):(sprintf("%s\n{/*0.75 %s G int/s}\n{/*0.7 %s}", xmult($3 / base), rate($3), shortdev(strcol(5), $6))) with labels offset 0, 2.2 font ',9'
 } else {
     set ylabel 'G interactions/s (no step00 row: no speedup)'
     set format y '%g'

@@ -3,7 +3,7 @@
 # and draws. report/figures.sh runs each script once per format, with -e setting:
 #   fmt     'png' or 'vec' (print: PDF, or SVG where pdfcairo is missing)
 #   out     the output path without extension (report/figures/NAME)
-#   data    the recordings' folder (report/data): files are looked up in data/gpu, then data/cpu
+#   data    the recordings' folder (report/data; report/recordings.sh orders its recordings)
 #   pngterm, vecterm   the terminals this gnuplot has (pngcairo or png; pdfcairo or svg)
 if (!exists("fmt")) fmt = 'png'
 if (!exists("data")) data = 'report/data'
@@ -52,29 +52,39 @@ set border 3 lc rgb '#404040'
 set tics nomirror out scale 0.6
 set key noautotitle
 
-# The first of data/gpu/NAME, data/cpu/NAME that exists and is not empty, or "".
-file(name) = system(sprintf("for d in '%s/gpu' '%s/cpu'; do if [ -s \"$d/%s\" ]; then printf '%%s' \"$d/%s\"; exit; fi; done", data, data, name, name))
-# Several names, the found ones joined by spaces (for pick.awk, which takes several files).
-files2(a, b) = file(a).' '.file(b)
+# The recorded files of those names, lowest priority first (report/recordings.sh: data/cpu, then the
+# imported recordings data/<machine>-<date>, then data/gpu); pick.awk's key keeps the last row of each key.
+files(names) = system(sprintf("bash report/recordings.sh '%s' %s", data, names))
+lastword(s) = (words(s) > 0) ? word(s, words(s)) : ''
+# The highest-priority file of that name, or "".
+file(name) = lastword(files(name))
 # Rows of pick.awk: pick(cols, where, files) is the shell command, for plot '< ...' and system().
 pick(cols, where, files) = sprintf("awk -f report/pick.awk -v cols='%s' -v where='%s' -v need=%s %s", cols, where, 'kernel_s', files)
 pickany(cols, where, need, files) = sprintf("awk -f report/pick.awk -v cols='%s' -v where='%s' -v need='%s' %s", cols, where, need, files)
+# The same, keeping the last row of each key (a later recording replaces an earlier one's row).
+pickk(cols, where, need, key, files) = sprintf("awk -f report/pick.awk -v cols='%s' -v where='%s' -v need='%s' -v key='%s' %s", cols, where, need, key, files)
 num(s) = (strlen(s) > 0) ? real(s) : 0
 count(cmd) = (strlen(cmd) > 0) ? int(system('{ '.cmd.'; } 2>/dev/null | wc -l')) : 0
 firstline(cmd) = system('{ '.cmd.'; } 2>/dev/null | head -n 1')
-# "NVIDIA H100 80GB HBM3, 2026-11-22, commit 334fbe160883": where a set of rows came from.
-origin(files, where) = firstline(sprintf("awk -f report/pick.awk -v cols=device,date,commit -v where='%s' %s | sort -u | awk -F, '{ d[$1] = 1; day = substr($2, 1, 10); c = $3 } END { for (k in d) s = s (s == \"\" ? \"\" : \" + \") k; print s \", \" day \", commit \" c }'", where, files))
+# "NVIDIA H200, 2026-11-22, commit 2ac575e48491", one line per device and day: where the rows a figure
+# shows came from (selected as the figure selects them: where, and the key that keeps the last row of
+# each). Lines are joined for a title's "{/*0.8 %s}".
+originfmt = "awk -F, '!seen[$0]++ { s = s (s == \"\" ? \"\" : \"}\\n{/*0.8 \") $1 \", \" substr($2, 1, 10) \", commit \" $3 } END { print s }'"
+origink(files, where, key) = (strlen(files) > 0) ? system(sprintf("awk -f report/pick.awk -v cols=device,date,commit,%s -v where='%s' -v need=kernel_s -v key='%s' %s | cut -d, -f1-3 | awk -F, '{ $2 = substr($2, 1, 10); print $1 \",\" $2 \",\" $3 }' | %s", key, where, key, files, originfmt)) : ''
+origin(files, where) = origink(files, where, 'device')
 
 # An empty panel that says why: eval NODATA after setting `why`.
 why = ''
 NODATA = "unset xtics; unset ytics; unset border; unset grid; unset key; set xrange [0:1]; set yrange [0:1]; set label 99 why at 0.5, 0.5 center font ',12' tc rgb '#606060'; plot NaN notitle; unset label 99; set border 3; set xtics; set ytics; set grid; set autoscale"
 
 # The ceiling's inputs: SMs (gpu.csv, report/gpuinfo.cu) and instructions per interaction (instructions.csv,
-# recorded with ncu on the GPU; looked up in data/gpu, data/cpu, then data itself).
-instfile = file('instructions.csv')
-if (strlen(instfile) == 0 && system(sprintf("[ -s '%s/instructions.csv' ] && echo y", data)) eq 'y') instfile = data.'/instructions.csv'
-gpufile = file('gpu.csv')
-ceiling(results) = (strlen(instfile) > 0 && strlen(gpufile) > 0 && strlen(results) > 1) ? \
-    sprintf("awk -f report/ceiling.awk %s %s %s", gpufile, instfile, results) : ''
+# recorded with ncu on the GPU), matched to the results rows by device name (report/ceiling.awk).
+instfiles = files('instructions.csv')
+gpufiles = files('gpu.csv')
+# ceiling(results files, where, key): one line per GPU row with a recorded instruction count.
+ceiling(results, where, key) = (strlen(instfiles) > 0 && strlen(gpufiles) > 0 && strlen(results) > 0) ? \
+    sprintf("awk -f report/pick.awk -v header=1 -v cols=step,name,build,bodies,ginteractions_s,clock_mhz,device -v where='%s' -v need=clock_mhz,kernel_s -v key='%s' %s | awk -f report/ceiling.awk %s %s -", \
+        where, key, results, gpufiles, instfiles) : ''
+
 # A decimal integer from a string: gnuplot's real("08") reads octal and fails.
 dec(s) = (strlen(s) > 1 && s[1:1] eq '0') ? dec(s[2:*]) : real(s)

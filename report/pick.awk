@@ -8,7 +8,8 @@
 # key    keep only the last row of each key (re-runs replace earlier rows), in first-seen order
 # header 1: print the chosen column names first
 # Each file has its own header line, so files with the same columns in another order mix safely.
-# A column that a file lacks reads as empty; "config.KEY" reads KEY=value out of column config.
+# A column that a file lacks reads as empty; "config.KEY" reads KEY=value out of column config;
+# "_recording" is the name of the folder the row's file is in (report/data/<recording>/FILE).
 # A column in cols that no file has is an error (exit 2).
 BEGIN {
     FS = ","
@@ -33,12 +34,13 @@ BEGIN {
 FNR == 1 {
     delete col
     for (i = 1; i <= NF; ++i) { h = $i; sub(/\r$/, "", h); col[h] = i }
-    for (i = 1; i <= ncols; ++i) if (base(want[i]) in col) known[want[i]] = 1
+    for (i = 1; i <= ncols; ++i) if (base(want[i]) in col || want[i] == "_recording") known[want[i]] = 1
     next
 }
 # "config.unroll": the value of unroll=... among the space-separated key=value words of column config.
 function base(name) { return index(name, ".") ? substr(name, 1, index(name, ".") - 1) : name }
 function field(name,    b, k, nw, w, i) {
+    if (name == "_recording") { b = FILENAME; sub(/\/[^\/]*$/, "", b); sub(/^.*\//, "", b); return b }
     b = base(name)
     if (!(b in col)) return ""
     if (b == name) return $(col[b])

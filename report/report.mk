@@ -2,8 +2,9 @@
 #   make report     measure every sweep on this machine (report/measure.sh), then draw everything
 #   make figures    draw every figure and rewrite the report's tables from the recorded CSVs (no GPU)
 #   make movie      run a two-galaxy collision on the CPU and draw it as an animated GIF
-# Recordings live in report/data/gpu (a GPU machine: every step) and report/data/cpu (a CPU-only
-# machine: the CPU steps and the physics); the figures read data/gpu first, then data/cpu.
+# Recordings: report/data/cpu (a CPU-only machine: the CPU steps and the physics), data/<machine>-<date>
+# (brought back from lent GPU machines), data/gpu (make report on a GPU machine); of each row they
+# show, the figures and tables take the latest recording's (report/recordings.sh).
 
 REPORT_TOOLS := $(BUILD)/tools/diag $(BUILD)/tools/snap2txt $(BUILD)/tools/kepler
 # Where `make report` records: a GPU machine's run replaces report/data/gpu, a CPU machine's report/data/cpu.

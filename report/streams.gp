@@ -3,19 +3,21 @@
 W = 900; H = 480
 load 'report/lib.gp'
 
-src = file('streams.csv')
-raw = pickany('systems,bodies,tag,e2e_s,steps', 'tag~^streams-', 'kernel_s', src)
+# measure.sh's streams.csv, or the same tags in report/gpu-run.sh's runs.csv; a later recording's row wins.
+src = files('runs.csv streams.csv')
+sel = 'tag~^streams-(overlap|serial)'
+raw = pickk('systems,bodies,tag,e2e_s,steps', sel, 'kernel_s', 'tag,systems,bodies', src)
 # One line per shape: group, label, then e2e seconds of serial, overlap (with snapshots), serial, overlap (without).
 reshape = "awk -F, '{ k = $1 \"x\" $2; if (!(k in g)) { g[k] = n++; lab[g[k]] = $1 \" × \" $2 } v[g[k], $3] = $4 } END { for (i = 0; i < n; ++i) print i \",\" lab[i] \",\" v[i, \"streams-serial\"] \",\" v[i, \"streams-overlap\"] \",\" v[i, \"streams-serial-nosnap\"] \",\" v[i, \"streams-overlap-nosnap\"] }'"
 rows = raw.' | '.reshape
 n = count(rows)
 set title "{/:Bold step07: copies and snapshots overlapped with compute}"
 if (n == 0) {
-    why = "no recorded streams measurements yet: make report on a GPU machine (needs step07)"
+    why = "no recorded GPU data yet (step07: make report PHASES=streams)"
     eval NODATA
     exit
 }
-set title sprintf("{/:Bold step07: copies and snapshots overlapped with compute (systems × bodies)}\n{/*0.8 %s}", origin(src, 'tag~^streams-'))
+set title sprintf("{/:Bold step07: copies and snapshots overlapped with compute (systems × bodies)}\n{/*0.8 %s}", origink(src, sel, 'tag,systems,bodies'))
 set ylabel 'end-to-end time of one run (ms)'
 set style fill solid 0.85 border -1
 set boxwidth 0.18

@@ -12,7 +12,7 @@ n3 = count(rows3)
 nz = count(rowsz)
 set title "{/:Bold Tile layout and denormal flushing}"
 if (n3 + nz == 0) {
-    why = "no recorded float3/float4 or ftz measurements yet: make report on a GPU machine"
+    why = "no recorded GPU data yet: make report on a GPU machine"
     eval NODATA
     exit
 }
@@ -31,7 +31,8 @@ if (n3 > 0) {
     set xrange [-0.6:words(sizes) - 0.4]
     idx(n) = sum [k = 1:words(sizes)] (real(word(sizes, k)) == n ? k - 1 : 0)
     eval 'set xtics ('.system(rows3." | cut -d, -f1 | sort -nu | awk '{ printf \"%s\\\"N = %s\\\" %d\", (k ? \", \" : \"\"), $1, k; k++ }'").')'
-    set key top left
+    set key top center horizontal samplen 1.5
+    set offsets 0, 0, graph 0.22, 0
     plot '< '.rows3." | awk -F, '$2 != \"float3\"'" using (idx($1) - 0.19):3 with boxes lt 4 title 'float4 (default)', \
          '< '.rows3." | awk -F, '$2 == \"float3\"'" using (idx($1) + 0.19):3 with boxes lt 10 title 'float3 (-DTILE\_FLOAT3)', \
          '< '.rows3 using (idx($1) + (strcol(2) eq 'float3' ? 0.19 : -0.19)):3:(sprintf("%.0f", $3)) with labels offset 0, 0.8 font ',9' notitle

@@ -12,23 +12,18 @@ pick() { awk -f report/pick.awk "$@"; }
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
-# The first of data/gpu/NAME, data/cpu/NAME that exists (the figures look them up the same way).
-find_file() {
-    local d
-    for d in "$data/gpu" "$data/cpu"; do
-        [ -s "$d/$1" ] && { echo "$d/$1"; return 0; }
-    done
-    [ -s "$data/$1" ] && { echo "$data/$1"; return 0; }
-    return 1
-}
+# The recorded files of those names, lowest priority first (report/recordings.sh); readers keep the
+# last row of each key, so a later recording's row replaces an earlier one's. find_file: the last.
+files() { bash report/recordings.sh "$data" "$@"; }
+find_file() { local f; f=$(files "$@"); [ -n "$f" ] && echo "${f##* }"; }
 
-# "device, date, commit" of the rows of FILES matching WHERE, one line per distinct device.
+# "device (date, commit `c`)" of the rows of FILES that WHERE selects and KEY keeps, one per device and day.
 origin() {
-    local where=$1
-    shift
-    pick -v cols=device,date,commit -v where="$where" "$@" 2>/dev/null |
-        awk -F, '!seen[$1]++ { d[++n] = $1; day[$1] = substr($2, 1, 10); c[$1] = $3 }
-                 END { for (i = 1; i <= n; ++i) printf "%s%s (%s, commit `%s`)", (i > 1 ? "; " : ""), d[i], day[d[i]], c[d[i]] }'
+    local where=$1 key=$2
+    shift 2
+    [ $# -gt 0 ] || return 0
+    pick -v cols="device,date,commit,$key" -v where="$where" -v need=kernel_s -v key="$key" "$@" 2>/dev/null |
+        awk -F, '{ k = $1 " (" substr($2, 1, 10) ", commit `" $3 "`)"; if (!seen[k]++) s = s (s == "" ? "" : "; ") k } END { printf "%s", s }'
 }
 
 # Replace the section NAME of FILE with the contents of stdin.
@@ -49,22 +44,21 @@ none() { printf '_%s_\n' "$1"; }
 
 # ---- the ladder: README and REPORT ------------------------------------------------------------
 ladder_table() {
-    local files=()
-    local f
-    for f in ladder-cpu.csv ladder.csv; do find_file "$f" > /dev/null && files+=("$(find_file "$f")"); done
+    local files sel='tag~^(grade-)?ladder$;bodies=65536'
+    read -r -a files <<< "$(files ladder-cpu.csv grade-ladder.csv ladder.csv)"
     if [ ${#files[@]} = 0 ]; then
         none "no recorded ladder data yet: run make report"
         return
     fi
-    pick -v cols=step,name,bodies,steps,ginteractions_s,gflops,pass,device,config -v where='tag=ladder' -v need=kernel_s \
+    pick -v cols=step,name,bodies,steps,ginteractions_s,gflops,pass,device,threads,_recording -v where="$sel" -v need=kernel_s \
         -v key=step "${files[@]}" | sort -t, -k1,1n > "$tmp/ladder"
     awk -F, '
         function num(x) { return (x >= 1000) ? sprintf("%.0f", x) : sprintf("%.3g", x) }
         BEGIN {
             while ((getline l < "steps.list") > 0) if (l ~ /^[0-9]+ /) { split(l, w, " "); id = w[1]; t = l
                 for (k = 1; k <= 5; ++k) sub(/^[^ ]+ +/, "", t); what[id] = t; ids[++nid] = id }
-            print "| step | what changes | N | G interactions/s | GFLOP/s | × serial | × previous | valid | device |"
-            print "|---|---|--:|--:|--:|--:|--:|:-:|---|"
+            print "| step | what changes | N | G interactions/s | GFLOP/s | × serial | × previous | valid | device | recording |"
+            print "|---|---|--:|--:|--:|--:|--:|:-:|---|---|"
         }
         { row[$1] = $0 }
         END {
@@ -72,11 +66,11 @@ ladder_table() {
             prev = 0
             for (i = 1; i <= nid; ++i) {
                 id = ids[i]
-                if (!(id in row)) { printf "| %s | %s | | _not measured_ | | | | | |\n", id, what[id]; prev = 0; continue }
+                if (!(id in row)) { printf "| %s | %s | | _not measured_ | | | | | | |\n", id, what[id]; prev = 0; continue }
                 split(row[id], f, ",")
-                printf "| %s `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", id, f[2], what[id], f[3], num(f[5]), num(f[6]),
+                printf "| %s `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", id, f[2], what[id], f[3], num(f[5]), num(f[6]),
                     (base > 0) ? num(f[5] / base) "×" : "", (prev > 0) ? num(f[5] / prev) "×" : "",
-                    f[7], f[8]
+                    f[7], (f[8] ~ /NVIDIA/) ? f[8] : f[8] " (" f[9] " threads)", f[10]
                 prev = f[5]
             }
         }' "$tmp/ladder"
@@ -85,7 +79,7 @@ ladder_table() {
         none "no recorded GPU data yet: the GPU steps are measured by make report on a GPU machine (report/measure.sh)."
         echo
     fi
-    echo "Recorded in $(printf '`%s`, ' "${files[@]}" | sed 's/, $//'): $(origin 'tag=ladder' "${files[@]}"). G interactions/s = S·N²·steps / time loop (median of the repeats); 20 flops per interaction."
+    echo "Of each step, the row of the latest recording among $(printf '`%s`, ' "${files[@]}" | sed 's/, $//'): $(origin "$sel" step "${files[@]}"). The CPU steps and the GPU steps may come from different machines: the device column says which (report/data/PROVENANCE.md). G interactions/s = S·N²·steps / time loop (median of the repeats); 20 flops per interaction."
 }
 
 {
@@ -108,24 +102,24 @@ ladder_table() {
 # ---- throughput vs N: one row per step, one column per N ---------------------------------------
 {
     echo
-    files=()
-    for f in ladder-cpu.csv throughput-cpu.csv ladder.csv throughput.csv; do find_file "$f" > /dev/null && files+=("$(find_file "$f")"); done
+    read -r -a files <<< "$(files ladder-cpu.csv throughput-cpu.csv ladder.csv throughput.csv)"
+    sel='tag~^(ladder|throughput)$;systems=1'
     if [ ${#files[@]} = 0 ]; then
         none "no recorded throughput data yet"
     else
-        pick -v cols=step,name,bodies,ginteractions_s -v where='tag~^(ladder|throughput)$;systems=1' -v need=kernel_s \
+        pick -v cols=step,name,bodies,ginteractions_s,device,threads -v where="$sel" -v need=kernel_s \
             -v key=step,bodies "${files[@]}" |
-            awk -F, '{ v[$1, $3] = $4; name[$1] = $2; if (!($3 in seen)) { seen[$3] = 1; ns[++nn] = $3 } if (!($1 in st)) { st[$1] = 1; ss[++nss] = $1 } }
+            awk -F, '{ v[$1, $3] = $4; name[$1] = $2; dev[$1] = ($5 ~ /NVIDIA/) ? $5 : "CPU, " $6 " threads"; if (!($3 in seen)) { seen[$3] = 1; ns[++nn] = $3 } if (!($1 in st)) { st[$1] = 1; ss[++nss] = $1 } }
                 END {
                     for (i = 1; i < nn; ++i) for (j = i + 1; j <= nn; ++j) if (ns[j] + 0 < ns[i] + 0) { t = ns[i]; ns[i] = ns[j]; ns[j] = t }
                     for (i = 1; i < nss; ++i) for (j = i + 1; j <= nss; ++j) if (ss[j] + 0 < ss[i] + 0) { t = ss[i]; ss[i] = ss[j]; ss[j] = t }
-                    printf "| G interactions/s |"; for (i = 1; i <= nn; ++i) printf " N = %s |", ns[i]; print ""
-                    printf "|---|"; for (i = 1; i <= nn; ++i) printf "--:|"; print ""
-                    for (k = 1; k <= nss; ++k) { s = ss[k]; printf "| %s `%s` |", s, name[s]
+                    printf "| G interactions/s | on |"; for (i = 1; i <= nn; ++i) printf " N = %s |", ns[i]; print ""
+                    printf "|---|---|"; for (i = 1; i <= nn; ++i) printf "--:|"; print ""
+                    for (k = 1; k <= nss; ++k) { s = ss[k]; printf "| %s `%s` | %s |", s, name[s], dev[s]
                         for (i = 1; i <= nn; ++i) printf " %s |", ((s, ns[i]) in v) ? sprintf("%.4g", v[s, ns[i]]) : ""; print "" }
                 }'
         echo
-        echo "Recorded: $(origin 'tag~^(ladder|throughput)$' "${files[@]}")."
+        echo "Recorded (report/measure.sh's rows only): $(origin "$sel" step,bodies "${files[@]}")."
     fi
     echo
 } | replace_section "$report" throughput || exit 1
@@ -133,20 +127,22 @@ ladder_table() {
 # ---- the ceiling ------------------------------------------------------------------------------
 {
     echo
-    lad=$(find_file ladder.csv)
-    inst=$(find_file instructions.csv)
-    gpu=$(find_file gpu.csv)
-    if [ -z "$lad" ]; then
+    read -r -a lad <<< "$(files grade-ladder.csv ladder.csv)"
+    read -r -a inst <<< "$(files instructions.csv)"
+    read -r -a gpu <<< "$(files gpu.csv)"
+    sel='tag~^(grade-)?ladder$;bodies=65536'
+    if [ ${#lad[@]} = 0 ]; then
         none "no recorded GPU data yet"
-    elif [ -z "$inst" ] || [ -z "$gpu" ]; then
+    elif [ ${#inst[@]} = 0 ] || [ ${#gpu[@]} = 0 ]; then
         none "no instructions per interaction recorded yet (instructions.csv, from ncu on the GPU) or no SM count (gpu.csv): the ceiling is not computed"
     else
-        echo "| step | thread instructions / interaction | SM clock (MHz) | SMs | ceiling (G int/s) | measured (G int/s) | % of ceiling |"
-        echo "|---|--:|--:|--:|--:|--:|--:|"
-        awk -f report/ceiling.awk "$gpu" "$inst" "$lad" | awk -F, '$3 == "default" {
-            printf "| %s `%s` | %.3g | %.0f | %s | %.4g | %.4g | %.0f%% |\n", $1, $2, $8, $6, $7, $9, $5, $10 }'
+        echo "| step | on | thread instructions / interaction | SM clock (MHz) | SMs | ceiling (G int/s) | measured (G int/s) | % of ceiling |"
+        echo "|---|---|--:|--:|--:|--:|--:|--:|"
+        pick -v header=1 -v cols=step,name,build,bodies,ginteractions_s,clock_mhz,device -v where="$sel" -v need=clock_mhz,kernel_s \
+            -v key=step "${lad[@]}" | awk -f report/ceiling.awk "${gpu[@]}" "${inst[@]}" - | awk -F, '$3 == "default" {
+            printf "| %s `%s` | %s | %.3g | %.0f | %s | %.4g | %.4g | %.0f%% |\n", $1, $2, $11, $8, $6, $7, $9, $5, $10 }'
         echo
-        echo "Instructions: \`$inst\` ($(awk -F, 'NR == 2 { print $5 }' "$inst"); $(origin '' "$inst")). SMs: \`$gpu\`. Rates and clocks: \`$lad\`, $(origin 'tag=ladder' "$lad")."
+        echo "Instructions: $(printf '`%s` ' "${inst[@]}")($(awk -F, 'NR == 2 { print $5 }' "${inst[-1]}")); SMs: $(printf '`%s` ' "${gpu[@]}"); rates and clocks: the ladder's rows, $(origin "$sel;clock_mhz~." step "${lad[@]}"). A step whose device has no recorded instruction count is left out."
     fi
     echo
 } | replace_section "$report" ceiling || exit 1
@@ -164,7 +160,7 @@ ladder_table() {
                       printf "|--:|"; for (j = 1; j <= ns; ++j) printf "--:|"; print ""
                       for (i = 1; i <= nb; ++i) { printf "| %s |", bs[i]; for (j = 1; j <= ns; ++j) printf " %s |", ((bs[i], ss[j]) in v) ? sprintf("%.4g", v[bs[i], ss[j]]) : ""; print "" } }'
         echo
-        echo "N = $(pick -v cols=bodies -v where=tag=block "$f" | head -n 1). Recorded: $(origin 'tag=block' "$f")."
+        echo "N = $(pick -v cols=bodies -v where=tag=block "$f" | head -n 1). Recorded: $(origin tag=block step,block "$f")."
     fi
     echo
 } | replace_section "$report" block || exit 1
@@ -172,7 +168,18 @@ ladder_table() {
 {
     echo
     f=$(find_file unroll.csv)
-    if [ -z "$f" ]; then
+    read -r -a runs <<< "$(files runs.csv)"
+    if [ -z "$f" ] && [ ${#runs[@]} -gt 0 ] && [ -n "$(pick -v cols=tag -v where=tag=tuning "${runs[@]}")" ]; then
+        none "the step04 sweep (make report PHASES=unroll) is not recorded yet; report/gpu-run.sh's shorter tuning phase is:"
+        echo
+        echo "| step | UNROLL | bodies per thread | BLOCK | N | G interactions/s |"
+        echo "|---|--:|--:|--:|--:|--:|"
+        pick -v cols=step,name,config.unroll,config.bodies/thread,block,bodies,ginteractions_s -v where=tag=tuning -v need=kernel_s \
+            -v key=build,bodies "${runs[@]}" | sort -t, -k6,6n -k7,7gr |
+            awk -F, '{ printf "| %s `%s` | %s | %s | %s | %s | %.4g |\n", $1, $2, $3, $4, $5, $6, $7 }'
+        echo
+        echo "Recorded: $(origin tag=tuning build,bodies "${runs[@]}")."
+    elif [ -z "$f" ]; then
         none "no recorded unroll sweep yet (GPU)"
     else
         pick -v cols=config.unroll,config.bodies/thread,ginteractions_s -v where='tag=unroll' -v need=kernel_s "$f" |
@@ -186,7 +193,7 @@ ladder_table() {
                           print "" }
                       printf "\nBest: UNROLL = %s with %s bodies per thread, %.4g G interactions/s.\n", bu, bb, best }'
         echo
-        echo "step04 built once per cell (\`STEP_DEFS=-DUNROLL=U -DBODIES_PER_THREAD=B\`), N = $(pick -v cols=bodies -v where=tag=unroll "$f" | head -n 1); G interactions/s. Recorded: $(origin 'tag=unroll' "$f")."
+        echo "step04 built once per cell (\`STEP_DEFS=-DUNROLL=U -DBODIES_PER_THREAD=B\`), N = $(pick -v cols=bodies -v where=tag=unroll "$f" | head -n 1); G interactions/s. Recorded: $(origin tag=unroll build "$f")."
     fi
     echo
 } | replace_section "$report" unroll || exit 1
@@ -202,7 +209,7 @@ ladder_table() {
         pick -v cols=block,ginteractions_s,config -v where='tag=tile' -v need=kernel_s "$f" | sort -t, -k1,1n |
             awk -F, '{ printf "| %s | %.4g | %s |\n", $1, $2, $3 }'
         echo
-        echo "N = $(pick -v cols=bodies -v where=tag=tile "$f" | head -n 1). Recorded: $(origin 'tag=tile' "$f")."
+        echo "N = $(pick -v cols=bodies -v where=tag=tile "$f" | head -n 1). Recorded: $(origin tag=tile build "$f")."
     fi
     echo
 } | replace_section "$report" tile || exit 1
@@ -222,7 +229,7 @@ ladder_table() {
                            printf "| %s `%s` | %s | %s | %.4g | %s |\n", $1, $2, label, $4, $5, $6 }'
         done
         echo
-        echo "Recorded: $(origin 'tag~^(float3|ftz)$' $f3 $fz)."
+        echo "Recorded: $(origin 'tag~^(float3|ftz)$' build,bodies $f3 $fz)."
     fi
     echo
 } | replace_section "$report" variants || exit 1
@@ -230,40 +237,43 @@ ladder_table() {
 # ---- streams and scaling ------------------------------------------------------------------------
 {
     echo
-    f=$(find_file streams.csv)
-    if [ -z "$f" ]; then
+    read -r -a f <<< "$(files runs.csv streams.csv)"
+    sel='tag~^streams-(overlap|serial)'
+    if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
         none "no recorded streams measurements yet (GPU, step07)"
     else
         echo "| systems × bodies | steps | snapshots | end to end, --no-overlap (ms) | end to end, overlapped (ms) | gain |"
         echo "|---|--:|---|--:|--:|--:|"
-        pick -v cols=systems,bodies,steps,tag,e2e_s -v where='tag~^streams-' -v need=kernel_s "$f" |
+        pick -v cols=systems,bodies,steps,tag,e2e_s -v where="$sel" -v need=kernel_s -v key=tag,systems,bodies "${f[@]}" |
             awk -F, '{ k = $1 " × " $2 SUBSEP $3 SUBSEP (($4 ~ /nosnap/) ? "no" : "yes"); if (!(k in seen)) { seen[k] = 1; ks[++n] = k }
                        v[k, ($4 ~ /serial/) ? "s" : "o"] = $5 }
                 END { for (i = 1; i <= n; ++i) { split(ks[i], p, SUBSEP); s = v[ks[i], "s"]; o = v[ks[i], "o"]
                       printf "| %s | %s | %s | %.4g | %.4g | %s |\n", p[1], p[2], p[3], 1e3 * s, 1e3 * o, (s > 0 && o > 0) ? sprintf("%.2f×", s / o) : "" } }'
         echo
-        echo "Recorded: $(origin 'tag~^streams-' "$f")."
+        echo "Median end-to-end time of a run (upload, time loop, download, and the snapshot files where written). Recorded: $(origin "$sel" tag,systems,bodies "${f[@]}")."
     fi
     echo
 } | replace_section "$report" streams || exit 1
 
 {
     echo
-    f=$(find_file scaling.csv)
-    if [ -z "$f" ]; then
+    read -r -a f <<< "$(files runs.csv scaling.csv)"
+    sel='tag~^scaling-'
+    if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
         none "no recorded multi-GPU measurements yet (step08, make report PHASES=scaling on a 2-GPU machine)"
     else
         echo "| split | systems × bodies | GPUs | time loop (ms) | G interactions/s | speedup | efficiency |"
         echo "|---|---|--:|--:|--:|--:|--:|"
-        pick -v cols=tag,systems,bodies,gpus,kernel_s,ginteractions_s -v where='tag~^scaling-' -v need=kernel_s "$f" |
-            awk -F, '{ r[++n] = $0; if ($4 == 1) base[$1] = $5 }
-                END { for (i = 1; i <= n; ++i) { split(r[i], f, ","); b = base[f[1]]
+        pick -v cols=tag,systems,bodies,gpus,kernel_s,ginteractions_s -v where="$sel" -v need=kernel_s -v key=tag,systems,bodies,gpus "${f[@]}" |
+            sort -t, -k1,1 -k2,2n -k3,3n -k4,4n |
+            awk -F, '{ r[++n] = $0; if ($4 == 1) base[$1, $2, $3] = $5 }
+                END { for (i = 1; i <= n; ++i) { split(r[i], f, ","); b = base[f[1], f[2], f[3]]
                       printf "| %s | %s × %s | %s | %.4g | %.4g | %s | %s |\n", substr(f[1], 9), f[2], f[3], f[4], 1e3 * f[5], f[6],
                           (b > 0) ? sprintf("%.2f×", b / f[5]) : "", (b > 0) ? sprintf("%.0f%%", 100 * b / f[5] / f[4]) : "" } }'
         echo
-        [ "$(pick -v cols=gpus -v where='tag~^scaling-' "$f" | sort -n | tail -n 1)" -ge 2 ] ||
+        [ "$(pick -v cols=gpus -v where="$sel" "${f[@]}" | sort -n | tail -n 1)" -ge 2 ] ||
             { none "only 1 GPU recorded: the scaling needs a run on a 2-GPU machine (make report PHASES=scaling)"; echo; }
-        echo "Recorded: $(origin 'tag~^scaling-' "$f")."
+        echo "Recorded: $(origin "$sel" tag,systems,bodies,gpus "${f[@]}")."
     fi
     echo
 } | replace_section "$report" scaling || exit 1
@@ -287,7 +297,7 @@ ladder_table() {
                       printf "| %s | %s | %s | %s | %s | %.2e | %.2e | %.2e | %.2e | %.3f → %.3f |\n", l, N[l], dt[l], st[l], t[l],
                           me[l], e[l], er[l], mp[l], v0[l], v1[l] } }'
         echo
-        echo "From the snapshots of each run through \`report/diag.c\` (fp64, velocities synchronised by half a kick). Runs: $(origin 'tag~^physics-' "$runs")."
+        echo "From the snapshots of each run through \`report/diag.c\` (fp64, velocities synchronised by half a kick). Runs: $(origin 'tag~^physics-' tag "$runs")."
     fi
     echo
 } | replace_section "$report" physics || exit 1
@@ -311,7 +321,7 @@ ladder_table() {
                       split(k, p, ","); printf "Order of the fp64 reference from its two largest time steps (e = %s): %.2f (leapfrog: 2).\n", p[2], log(e1[k] / e2[k]) / log(d1[k] / d2[k]) } } }' |
             awk '!seen[$0]++'
         echo
-        echo "Runs: $(origin 'tag~^kepler-' "$runs")."
+        echo "Runs: $(origin 'tag~^kepler-' tag,steps "$runs")."
     fi
     echo
 } | replace_section "$report" kepler || exit 1
@@ -320,13 +330,13 @@ ladder_table() {
 {
     echo
     any=0
-    for d in "$data/gpu" "$data/cpu"; do
-        [ -s "$d/machine.txt" ] || continue
+    [ -s "$data/PROVENANCE.md" ] && echo "Where each recording comes from: [report/data/PROVENANCE.md](data/PROVENANCE.md)." && echo
+    for m in $(files machine.txt); do
         any=1
-        echo "\`$d/machine.txt\`:"
+        echo "\`$m\`:"
         echo
         echo '```'
-        cat "$d/machine.txt"
+        cat "$m"
         echo '```'
         echo
     done
