@@ -26,13 +26,14 @@ set -u -o pipefail
 usage="usage: report/measure.sh OUTDIR [env cpu ladder throughput block unroll tile float3 ftz streams scaling physics kepler]"
 { [ $# -ge 1 ] && [ "${1#-}" = "$1" ]; } || { echo "$usage" >&2; exit 2; }
 all_phases="env cpu ladder throughput block unroll tile float3 ftz streams scaling physics kepler"
-mkdir -p "$1" || { echo "measure.sh: cannot create $1" >&2; exit 2; }
-out=$(cd "$1" && pwd)
+outdir=$1
 shift
 phases=${*:-$all_phases}
 for p in $phases; do
     case " $all_phases " in *" $p "*) ;; *) echo "measure.sh: unknown phase '$p' ($usage)" >&2; exit 2 ;; esac
 done
+mkdir -p "$outdir" || { echo "measure.sh: cannot create $outdir" >&2; exit 2; }
+out=$(cd "$outdir" && pwd)
 cd "$(dirname "$0")/.." || exit 2
 
 build=${BUILD:-build}
