@@ -184,7 +184,8 @@ if has env; then
     say "env"
     {
         echo "date: $(date -u +%FT%TZ)"
-        echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)"
+        # COMMIT: given from outside where the tree travels without .git (report/gpu-run.sh on lent machines).
+        echo "commit: ${COMMIT:-$(git rev-parse -q --verify HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)}"
         echo "host cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)"
         echo "host threads: $(nproc 2>/dev/null)"
         echo "load average (1, 5, 15 min) before measuring: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
