@@ -307,56 +307,47 @@ static FILE *open_snapshot(const char *path)
     return f;
 }
 
-int nb_snapshot_read(const char *path, nb_state *s, nb_snapshot_info *info)
+/* Read into a float state (s32) or a double one (s64): the other is NULL. */
+static int read_snapshot(const char *path, nb_state *s32, nb_state64 *s64, nb_snapshot_info *info)
 {
-    memset(s, 0, sizeof *s);
+    if (s32)
+        memset(s32, 0, sizeof *s32);
+    else
+        memset(s64, 0, sizeof *s64);
     FILE *f = open_snapshot(path);
     if (!f)
         return NB_EXIT_ERROR;
     uLong crc;
     int rc = read_header(path, f, info, &crc);
     if (rc == NB_EXIT_OK)
-        rc = nb_state_alloc(s, (size_t)info->systems, (size_t)info->bodies);
+        rc = s32 ? nb_state_alloc(s32, (size_t)info->systems, (size_t)info->bodies)
+                 : nb_state64_alloc(s64, (size_t)info->systems, (size_t)info->bodies);
     if (rc == NB_EXIT_OK) {
         void *fields[NB_FIELDS];
         for (int k = 0; k < NB_FIELDS; ++k)
-            fields[k] = nb_state_field(s, k);
-        rc = read_arrays(path, f, info, crc, fields, 4);
-        if (rc != NB_EXIT_OK)
-            nb_state_free(s);
+            fields[k] = s32 ? (void *)nb_state_field(s32, k) : (void *)nb_state64_field(s64, k);
+        rc = read_arrays(path, f, info, crc, fields, s32 ? 4 : 8);
+        if (rc != NB_EXIT_OK && s32)
+            nb_state_free(s32);
+        else if (rc != NB_EXIT_OK)
+            nb_state64_free(s64);
     }
     fclose(f);
-    if (rc == NB_EXIT_OK) {
-        s->step = info->step;
-        s->time = info->time;
+    if (rc == NB_EXIT_OK && s32) {
+        s32->step = info->step;
+        s32->time = info->time;
+    } else if (rc == NB_EXIT_OK) {
+        s64->step = info->step;
+        s64->time = info->time;
     }
     return rc;
 }
 
+int nb_snapshot_read(const char *path, nb_state *s, nb_snapshot_info *info) { return read_snapshot(path, s, NULL, info); }
+
 int nb_snapshot_read64(const char *path, nb_state64 *s, nb_snapshot_info *info)
 {
-    memset(s, 0, sizeof *s);
-    FILE *f = open_snapshot(path);
-    if (!f)
-        return NB_EXIT_ERROR;
-    uLong crc;
-    int rc = read_header(path, f, info, &crc);
-    if (rc == NB_EXIT_OK)
-        rc = nb_state64_alloc(s, (size_t)info->systems, (size_t)info->bodies);
-    if (rc == NB_EXIT_OK) {
-        void *fields[NB_FIELDS];
-        for (int k = 0; k < NB_FIELDS; ++k)
-            fields[k] = nb_state64_field(s, k);
-        rc = read_arrays(path, f, info, crc, fields, 8);
-        if (rc != NB_EXIT_OK)
-            nb_state64_free(s);
-    }
-    fclose(f);
-    if (rc == NB_EXIT_OK) {
-        s->step = info->step;
-        s->time = info->time;
-    }
-    return rc;
+    return read_snapshot(path, NULL, s, info);
 }
 
 uint32_t nb_snapshot_crc(const char *path)
