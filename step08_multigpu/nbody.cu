@@ -125,15 +125,11 @@ typedef struct gpu_part {
 } gpu_part;
 
 /* BEGIN SOLUTION */
-/* Copy bodies [first, first + count) of each of `systems` rows of length n, between host and device. */
-static void copy_rows(float *host, float *dev, int n, int systems, int first, int count, cudaMemcpyKind kind,
-                      cudaStream_t stream)
+/* Copy bodies [first, first + count) of each of `systems` rows of length n back to the host. */
+static void download_rows(float *host, const float *dev, int n, int systems, int first, int count, cudaStream_t stream)
 {
     const size_t pitch = (size_t)n * sizeof(float), width = (size_t)count * sizeof(float);
-    if (kind == cudaMemcpyHostToDevice)
-        NB_CUDA(cudaMemcpy2DAsync(dev + first, pitch, host + first, pitch, width, systems, kind, stream));
-    else
-        NB_CUDA(cudaMemcpy2DAsync(host + first, pitch, dev + first, pitch, width, systems, kind, stream));
+    NB_CUDA(cudaMemcpy2DAsync(host + first, pitch, dev + first, pitch, width, systems, cudaMemcpyDeviceToHost, stream));
 }
 
 /* END SOLUTION */
@@ -276,8 +272,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
         const size_t offset = (size_t)q->first_system * n;
         float *const from[6] = {q->bodies.x, q->bodies.y, q->bodies.z, q->bodies.vx, q->bodies.vy, q->bodies.vz};
         for (int k = 0; k < 6; ++k)
-            copy_rows(host[k] + offset, from[k], n, q->systems, q->own_first, q->own_count, cudaMemcpyDeviceToHost,
-                      q->stream);
+            download_rows(host[k] + offset, from[k], n, q->systems, q->own_first, q->own_count, q->stream);
         NB_CUDA(cudaStreamSynchronize(q->stream));
         float *const all[NB_FIELDS] = {q->bodies.x, q->bodies.y, q->bodies.z, q->bodies.vx, q->bodies.vy, q->bodies.vz,
                                        q->bodies.m};
