@@ -5,6 +5,7 @@
 #include "timing.h"
 #include "util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,8 +129,18 @@ int nbd_slices(const void *kernel, int block, size_t shared, size_t row_blocks, 
     NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, shared));
     const double resident = (double)(per_sm > 0 ? per_sm : 1) * nbd_sm_count();
     const double blocks = (double)row_blocks * (double)systems;
-    int slices = blocks >= resident ? 1 : (int)(resident / blocks);
-    slices = slices < 1 ? 1 : slices > tiles ? tiles : slices;
+    /* Enough blocks for NBD_WAVES waves: resident blocks drift apart (the schedulers favour the oldest
+     * warps), so a single wave ends in a long tail with few warps per multiprocessor. */
+    double want = ceil(NBD_WAVES * resident / blocks);
+    const char *forced = getenv("NB_SLICES"); /* tests and sweeps: this many slices (at most one per tile) */
+    if (forced && *forced) {
+        char *end;
+        const long k = strtol(forced, &end, 10);
+        if (*end || k < 1)
+            nb_die(NB_EXIT_ERROR, "NB_SLICES=%s: want a whole number of slices, at least 1", forced);
+        want = (double)k;
+    }
+    int slices = want < 1.0 ? 1 : want > (double)tiles ? tiles : (int)want;
     /* Equal slices: as many tiles each as the slice count needs, then no empty slice at the end. */
     const int per_slice = (tiles + slices - 1) / slices;
     return (tiles + per_slice - 1) / per_slice;

@@ -49,9 +49,12 @@ void nbd_soa_download(nbd_soa *d, nb_state *s); /* copies back, then frees */
 /* Grid rows for S systems: gridDim.y is at most 65535, so kernels stride over systems by gridDim.y. */
 unsigned nbd_system_rows(size_t systems);
 
-/* Into how many slices to cut each body's j-range so that `tiles` tiles per system, `row_blocks` blocks
- * per slice and `systems` systems fill one wave of resident blocks of `kernel` (launched with `block`
- * threads and `shared` bytes of dynamic shared memory). At least 1, at most `tiles`. */
+/* Into how many slices to cut each body's j-range so that `row_blocks` blocks per slice and `systems`
+ * systems give NBD_WAVES waves of resident blocks of `kernel` (launched with `block` threads and `shared`
+ * bytes of dynamic shared memory): many short blocks keep every multiprocessor busy to the end, where one
+ * wave of long ones leaves a tail (measured in step03_tiling/README.md). At least 1, at most `tiles`.
+ * The environment variable NB_SLICES=K asks for K instead (tests, sweeps). */
+#define NBD_WAVES 12
 int nbd_slices(const void *kernel, int block, size_t shared, size_t row_blocks, size_t systems, int tiles);
 
 #ifdef __cplusplus

@@ -29,7 +29,7 @@ typedef struct nb_state {
 typedef struct nb_run_info {
     unsigned block;          /* threads per block it used (GPU), 0 for CPU steps */
     unsigned gpus;           /* GPUs it used, 0 for CPU steps */
-    char config[96];         /* its own knobs, e.g. "unroll=8 bodies/thread=4 slices=2" */
+    char config[160];        /* its own knobs, e.g. "unroll=8 bodies/thread=4 slices=2" */
 } nb_run_info;
 
 struct nb_clock;             /* the timed region; see nb_region_begin() */

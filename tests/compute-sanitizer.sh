@@ -8,9 +8,9 @@
 # (default build/bin) runs under each tool at each size. A size N is N bodies in S = 3 systems:
 # validation (one force evaluation, then a few steps, every body compared), the warm-up, one timed
 # repeat and a snapshot every step, so every kernel and copy of the step is covered. A size NxS is
-# one timed step of S systems, unvalidated: at N = 1000 and 4099 with S = 3 the tiled steps split the
-# j-range until each block has one tile, so only many systems make a block loop over several tiles,
-# where a missing __syncthreads() shows. A run gets S seconds (default 900). One log per run goes to
+# one timed step of S systems, unvalidated, with the j-range in one slice (NB_SLICES=1): the tiled
+# steps otherwise split it until each block has one tile or a few, and only a block that loops over
+# several tiles shows a missing __syncthreads(). A run gets S seconds (default 900). One log per run goes to
 # LOGDIR (<step>-<tool>-<size>.log), one line per run to LOGDIR/summary.txt and stdout.
 # Exit status: 0 clean (or SKIP: no GPU, no compute-sanitizer, no GPU step built), 1 a finding or a
 # failed run, 2 bad usage.
@@ -78,12 +78,12 @@ for s in "${steps[@]}"; do
     fi
     for tool in $tools; do
         for size in $sizes; do
-            n=${size%x*} systems=3 run=(--steps 2 --repeat 1 --snapshot-every 1 --snapshot-dir "$work/snap")
-            [ "$size" = "$n" ] || { systems=${size#*x}; run=(--validate off --steps 1 --repeat 1); }
+            n=${size%x*} systems=3 run=(--steps 2 --repeat 1 --snapshot-every 1 --snapshot-dir "$work/snap") slices=
+            [ "$size" = "$n" ] || { systems=${size#*x} slices=1; run=(--validate off --steps 1 --repeat 1); }
             log=$logs/$s-$tool-$size.log
             rm -rf "$work/snap" && mkdir -p "$work/snap"
             start=$(date +%s)
-            timeout -k 10 "$limit" "$sanitizer" --tool "$tool" --error-exitcode 9 --log-file "$log.tool" \
+            NB_SLICES=$slices timeout -k 10 "$limit" "$sanitizer" --tool "$tool" --error-exitcode 9 --log-file "$log.tool" \
                 "$bin/$s" -q -n "$n" -S "$systems" "${run[@]}" > "$log.out" 2>&1
             rc=$?
             { cat "$log.tool" "$log.out"; } > "$log" 2> /dev/null
