@@ -1,9 +1,11 @@
-/* step07_streams: In this version, the copies in and out become part of the pipeline. The systems
- * are dealt round the seeds' 16 CUDA streams in groups; every group's host-to-device copy is queued
- * first, then every step of every group, then the copies back, so one group's copies run while the
- * others compute. Trajectory snapshots leave the device while the next steps run: each snapshot is
- * taken into one of two device buffers and copied to pinned host memory on a stream of its own. The
- * kernels are step06's. */
+/* step07_streams: In this version, the copies in and out become part of the pipeline. Many systems are
+ * cut into groups of 1, 2, 4, 8, ... systems, each with a CUDA stream of its own: every group's
+ * host-to-device copy is queued first, then the first step of each group, so the GPU starts on the first
+ * system while the others are still on their way, and each group's copy hides behind the compute of the
+ * groups before it; the last step runs the groups largest first and sends each back as soon as it is
+ * done. The steps in between have nothing to overlap and run as one launch over all systems. Trajectory
+ * snapshots leave the device while the next steps run: each is taken into one of two device buffers and
+ * copied to pinned host memory on a stream of its own. The kernels are step06's. */
 #include "device.h"
 #include "nbody.h"
 #include "util.h"
@@ -11,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifndef BLOCK /* threads per block, also bodies per tile */
+#ifndef BLOCK /* threads per block */
 #define BLOCK 128
 #endif
 #ifndef UNROLL /* unroll factor of the loop over a tile */
@@ -20,6 +22,10 @@
 #ifndef BODIES_PER_THREAD
 #define BODIES_PER_THREAD 4
 #endif
+#ifndef TILE /* bodies per shared-memory tile, a multiple of BLOCK: each thread loads TILE / BLOCK of them */
+#define TILE (2 * BLOCK)
+#endif
+static_assert(TILE % BLOCK == 0, "TILE must be a multiple of BLOCK");
 #define BODIES_PER_BLOCK (BLOCK * BODIES_PER_THREAD)
 static const int unroll_factor = UNROLL; /* #pragma unroll takes a constant, not a macro */
 
@@ -30,8 +36,8 @@ __global__ void __launch_bounds__(BLOCK) forces(nbd_soa bodies, float4 *partial,
                                                 int tiles_per_slice, float eps2)
 {
     /* BEGIN SOLUTION */
-    __shared__ float4 tile[BLOCK];
-    const int tiles = (n + BLOCK - 1) / BLOCK;
+    __shared__ float4 tile[TILE];
+    const int tiles = (n + TILE - 1) / TILE;
     const int first = blockIdx.z * tiles_per_slice;
     const int last = min(first + tiles_per_slice, tiles);
     for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
@@ -48,12 +54,15 @@ __global__ void __launch_bounds__(BLOCK) forces(nbd_soa bodies, float4 *partial,
             ax[u] = ay[u] = az[u] = 0.0f;
         }
         for (int t = first; t < last; ++t) {
-            const int j = t * BLOCK + threadIdx.x;
-            /* Past the last body the tile is padded with massless bodies: they add exactly 0. */
-            tile[threadIdx.x] = j < n ? make_float4(x[j], y[j], z[j], m[j]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+            for (int k = threadIdx.x; k < TILE; k += BLOCK) {
+                const int j = t * TILE + k;
+                /* Past the last body the tile is padded with massless bodies: they add exactly 0. */
+                tile[k] = j < n ? make_float4(x[j], y[j], z[j], m[j]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
             __syncthreads();
 #pragma unroll unroll_factor
-            for (int k = 0; k < BLOCK; ++k) {
+            for (int k = 0; k < TILE; ++k) {
                 const float4 pj = tile[k];
 #pragma unroll
                 for (int u = 0; u < BODIES_PER_THREAD; ++u) {
@@ -62,7 +71,7 @@ __global__ void __launch_bounds__(BLOCK) forces(nbd_soa bodies, float4 *partial,
                     const float dz = pj.z - zi[u];
                     const float d2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
                     const float inv = rsqrtf(d2);
-                    const float f = pj.w * inv * inv * inv;
+                    const float f = (pj.w * inv) * (inv * inv); /* two products side by side, not a chain of three */
                     ax[u] += dx * f;
                     ay[u] += dy * f;
                     az[u] += dz * f;
@@ -108,25 +117,55 @@ __global__ void kick_drift(nbd_soa bodies, const float4 *partial, int n, int sys
     }
 }
 
-#define STREAMS 16 /* the seeds' pool: more gave them nothing */
+#define MAX_GROUPS 16 /* groups of 1, 2, 4, ... systems: 2^15 systems and more go to the last group */
 
 /* The features the harness asks about: this step writes its own snapshots (common/nbody.h). */
 extern "C" const unsigned nb_step_features = NB_FEATURE_SNAPSHOTS;
 
 /* BEGIN SOLUTION */
-/* Systems [first, first + count) as a view into the device arrays. */
-typedef struct group {
-    int first, count;
+/* One launch of forces + kick_drift over systems [first, first + count), on its own stream. */
+typedef struct launch {
+    int first, count, slices, tiles_per_slice;
     nbd_soa view;
     float4 *partial;
     cudaStream_t stream;
-} group;
+    cudaEvent_t done;
+} launch;
 
-static nbd_soa offset_view(const nbd_soa *all, size_t offset)
+static void launch_init(launch *l, const nbd_soa *all, int first, int count, int n)
 {
-    nbd_soa v = {all->x + offset, all->y + offset, all->z + offset, all->vx + offset,
-                 all->vy + offset, all->vz + offset, all->m + offset};
-    return v;
+    const size_t offset = (size_t)first * n;
+    const int tiles = (n + TILE - 1) / TILE, row_blocks = (n + BODIES_PER_BLOCK - 1) / BODIES_PER_BLOCK;
+    const nbd_soa v = {all->x + offset, all->y + offset, all->z + offset, all->vx + offset,
+                       all->vy + offset, all->vz + offset, all->m + offset};
+    l->first = first;
+    l->count = count;
+    l->view = v;
+    l->slices = nbd_slices((const void *)forces, BLOCK, 0, row_blocks, count, tiles);
+    l->tiles_per_slice = (tiles + l->slices - 1) / l->slices;
+    l->partial = (float4 *)nbd_malloc((size_t)l->slices * count * n * sizeof(float4), "partial accelerations");
+    NB_CUDA(cudaStreamCreate(&l->stream));
+    NB_CUDA(cudaEventCreateWithFlags(&l->done, cudaEventDisableTiming));
+}
+
+static void launch_free(launch *l)
+{
+    NB_CUDA(cudaFree(l->partial));
+    NB_CUDA(cudaStreamDestroy(l->stream));
+    NB_CUDA(cudaEventDestroy(l->done));
+}
+
+/* One step of the launch's systems, queued on its stream; `done` marks its end. */
+static void launch_step(const launch *l, int n, float eps2, float dt)
+{
+    const int row_blocks = (n + BODIES_PER_BLOCK - 1) / BODIES_PER_BLOCK;
+    const dim3 grid(row_blocks, nbd_system_rows(l->count), l->slices);
+    const dim3 update_grid((n + BLOCK - 1) / BLOCK, nbd_system_rows(l->count));
+    forces<<<grid, BLOCK, 0, l->stream>>>(l->view, l->partial, n, l->count, l->tiles_per_slice, eps2);
+    NB_LAUNCH();
+    kick_drift<<<update_grid, BLOCK, 0, l->stream>>>(l->view, l->partial, n, l->count, l->slices, dt);
+    NB_LAUNCH();
+    NB_CUDA(cudaEventRecord(l->done, l->stream));
 }
 
 /* Host (pinned) <-> device copies of the six arrays that move, for bodies [offset, offset + count). */
@@ -168,11 +207,6 @@ int nb_step_run(nb_state *s, const nb_run *run)
                  "STEP_DEFS=-DBLOCK=%u", run->block, BLOCK, run->block);
         return NB_EXIT_ERROR;
     }
-    const int tiles = (n + BLOCK - 1) / BLOCK, row_blocks = (n + BODIES_PER_BLOCK - 1) / BODIES_PER_BLOCK;
-    /* Slices for all systems at once: the groups run concurrently and share the GPU. */
-    const int slices = nbd_slices((const void *)forces, BLOCK, 0, row_blocks, systems, tiles);
-    const int tiles_per_slice = (tiles + slices - 1) / slices;
-    const int ngroups = run->no_overlap ? 1 : (systems < STREAMS ? systems : STREAMS);
 
     /* The bodies live in pinned host memory, which the copy engines read and write directly. */
     float *host[6];
@@ -186,14 +220,17 @@ int nb_step_run(nb_state *s, const nb_run *run)
         *dev_field[k] = (float *)nbd_malloc(total * sizeof(float), "the bodies");
     NB_CUDA(cudaMemcpy(dev.m, s->m, total * sizeof(float), cudaMemcpyHostToDevice)); /* masses never change */
 
-    group g[STREAMS];
-    for (int c = 0; c < ngroups; ++c) {
-        g[c].first = (int)((long long)systems * c / ngroups);
-        g[c].count = (int)((long long)systems * (c + 1) / ngroups) - g[c].first;
-        g[c].view = offset_view(&dev, (size_t)g[c].first * n);
-        g[c].partial = (float4 *)nbd_malloc((size_t)slices * g[c].count * n * sizeof(float4), "partial accelerations");
-        NB_CUDA(cudaStreamCreate(&g[c].stream));
+    /* Groups of 1, 2, 4, ... systems for the first and last steps (one group: nothing to overlap), and
+     * one launch over every system for the steps in between. */
+    launch all, group[MAX_GROUPS];
+    launch_init(&all, &dev, 0, systems, n);
+    int groups = 0;
+    for (int first = 0; first < systems && !run->no_overlap && systems > 1; ++groups) {
+        const int rest = systems - first, count = groups == MAX_GROUPS - 1 || first + 1 > rest ? rest : first + 1;
+        launch_init(&group[groups], &dev, first, count, n);
+        first += count;
     }
+    const int ends_grouped = groups > 1;
 
     /* Snapshots: two device buffers and two pinned host buffers, filled in turn on their own stream. */
     const uint64_t every = run->snapshot_every;
@@ -211,38 +248,46 @@ int nb_step_run(nb_state *s, const nb_run *run)
             }
         }
     }
-    cudaEvent_t group_done[STREAMS];
-    for (int c = 0; c < ngroups; ++c)
-        NB_CUDA(cudaEventCreateWithFlags(&group_done[c], cudaEventDisableTiming));
     uint64_t taken = 0; /* snapshots queued so far; the last one is still on its way to the host */
     int rc = NB_EXIT_OK;
 
     nb_region_begin(run);
-    for (int c = 0; c < ngroups; ++c) /* every copy in first: the seeds' best order */
-        copy_bodies(host, &dev, (size_t)g[c].first * n, (size_t)g[c].count * n, 1, g[c].stream);
+    if (ends_grouped) /* every copy in first: the seeds' best order */
+        for (int c = 0; c < groups; ++c)
+            copy_bodies(host, &dev, (size_t)group[c].first * n, (size_t)group[c].count * n, 1, group[c].stream);
+    else
+        copy_bodies(host, &dev, 0, total, 1, all.stream);
     for (uint64_t step = 0; step < run->steps && rc == NB_EXIT_OK; ++step) {
-        for (int c = 0; c < ngroups; ++c) {
-            const dim3 grid(row_blocks, nbd_system_rows(g[c].count), slices), update_grid(tiles, nbd_system_rows(g[c].count));
-            forces<<<grid, BLOCK, 0, g[c].stream>>>(g[c].view, g[c].partial, n, g[c].count, tiles_per_slice, run->eps2);
-            NB_LAUNCH();
-            kick_drift<<<update_grid, BLOCK, 0, g[c].stream>>>(g[c].view, g[c].partial, n, g[c].count, slices, run->dt);
-            NB_LAUNCH();
+        const int last = step + 1 == run->steps, grouped = ends_grouped && (step == 0 || last);
+        if (grouped) {
+            if (step > 0) /* the steps in between ran on all.stream */
+                for (int c = 0; c < groups; ++c)
+                    NB_CUDA(cudaStreamWaitEvent(group[c].stream, all.done, 0));
+            for (int k = 0; k < groups; ++k) /* the first step smallest group first, the last largest first */
+                launch_step(&group[step == 0 ? k : groups - 1 - k], n, run->eps2, run->dt);
+            if (!last)
+                for (int c = 0; c < groups; ++c)
+                    NB_CUDA(cudaStreamWaitEvent(all.stream, group[c].done, 0));
+        } else {
+            launch_step(&all, n, run->eps2, run->dt);
         }
         if (!every || (step + 1) % every != 0)
             continue;
-        /* Take the snapshot on the copier once every group has finished this step; the groups wait
-         * only for that device-to-device copy, not for the trip to the host. */
+        /* Take the snapshot on the copier once this step is done everywhere; the compute waits only for
+         * that device-to-device copy, not for the trip to the host. */
         const int b = (int)(taken % 2);
-        for (int c = 0; c < ngroups; ++c) {
-            NB_CUDA(cudaEventRecord(group_done[c], g[c].stream));
-            NB_CUDA(cudaStreamWaitEvent(copier, group_done[c], 0));
-        }
+        if (grouped)
+            for (int c = 0; c < groups; ++c)
+                NB_CUDA(cudaStreamWaitEvent(copier, group[c].done, 0));
+        else
+            NB_CUDA(cudaStreamWaitEvent(copier, all.done, 0));
         float *const from[6] = {dev.x, dev.y, dev.z, dev.vx, dev.vy, dev.vz};
         for (int k = 0; k < 6; ++k)
             NB_CUDA(cudaMemcpyAsync(snap_dev[b][k], from[k], total * sizeof(float), cudaMemcpyDeviceToDevice, copier));
         NB_CUDA(cudaEventRecord(copied, copier));
-        for (int c = 0; c < ngroups; ++c)
-            NB_CUDA(cudaStreamWaitEvent(g[c].stream, copied, 0));
+        NB_CUDA(cudaStreamWaitEvent(all.stream, copied, 0));
+        for (int c = 0; c < groups; ++c)
+            NB_CUDA(cudaStreamWaitEvent(group[c].stream, copied, 0));
         for (int k = 0; k < 6; ++k)
             NB_CUDA(cudaMemcpyAsync(snap_host[b][k], snap_dev[b][k], total * sizeof(float), cudaMemcpyDeviceToHost, copier));
         NB_CUDA(cudaEventRecord(landed[b], copier));
@@ -257,8 +302,15 @@ int nb_step_run(nb_state *s, const nb_run *run)
         }
         taken += 1;
     }
-    for (int c = 0; c < ngroups; ++c)
-        copy_bodies(host, &dev, (size_t)g[c].first * n, (size_t)g[c].count * n, 0, g[c].stream);
+    if (ends_grouped) { /* each group goes back as soon as its last step is done */
+        for (int c = 0; c < groups; ++c) {
+            if (rc != NB_EXIT_OK) /* stopped early: the last step may have run on all.stream */
+                NB_CUDA(cudaStreamWaitEvent(group[c].stream, all.done, 0));
+            copy_bodies(host, &dev, (size_t)group[c].first * n, (size_t)group[c].count * n, 0, group[c].stream);
+        }
+    } else {
+        copy_bodies(host, &dev, 0, total, 0, all.stream);
+    }
     NB_CUDA(cudaDeviceSynchronize());
     if (taken > 0 && rc == NB_EXIT_OK && !run->no_overlap) /* the last snapshot */
         rc = emit(s, run, snap_host[(taken - 1) % 2], run->steps / every * every);
@@ -270,11 +322,10 @@ int nb_step_run(nb_state *s, const nb_run *run)
     }
     for (int k = 0; k < NB_FIELDS; ++k)
         NB_CUDA(cudaFree(*dev_field[k]));
-    for (int c = 0; c < ngroups; ++c) {
-        NB_CUDA(cudaFree(g[c].partial));
-        NB_CUDA(cudaStreamDestroy(g[c].stream));
-        NB_CUDA(cudaEventDestroy(group_done[c]));
-    }
+    const int slices = all.slices;
+    launch_free(&all);
+    for (int c = 0; c < groups; ++c)
+        launch_free(&group[c]);
     if (every) {
         for (int b = 0; b < 2; ++b) {
             for (int k = 0; k < 6; ++k) {
@@ -287,8 +338,9 @@ int nb_step_run(nb_state *s, const nb_run *run)
         NB_CUDA(cudaStreamDestroy(copier));
     }
     run->info->block = BLOCK;
-    snprintf(run->info->config, sizeof run->info->config, "block=%d unroll=%d bodies/thread=%d slices=%d streams=%d%s",
-             BLOCK, UNROLL, BODIES_PER_THREAD, slices, ngroups, run->no_overlap ? " no-overlap" : "");
+    snprintf(run->info->config, sizeof run->info->config,
+             "block=%d tile=%d unroll=%d bodies/thread=%d slices=%d streams=%d%s", BLOCK, TILE, UNROLL,
+             BODIES_PER_THREAD, slices, ends_grouped ? groups : 1, run->no_overlap ? " no-overlap" : "");
     return rc;
     /* STUB
     (void)s, (void)run;
