@@ -2,19 +2,19 @@
 # gpu-run.sh OUT [PHASE...]: everything the lab checks and measures on a GPU machine, in one call.
 # Builds for the GPU that is there, runs the phases asked for (default: all, most important first)
 # and leaves in OUT: log.txt (everything printed), results.csv (the rows of the runs made here),
-# instructions.csv (ncu), measure.tgz (report/measure.sh's CSVs, re-packed after every phase, so a
-# call cut short still returns what finished).
-#   phases: env build validate scaling streams ladder ncu tuning sweeps tests sanitize
+# instructions.csv and stalls.csv (ncu), grade.tgz (make grade's table and CSVs), measure.tgz
+# (report/measure.sh's CSVs, re-packed after every phase, so a call cut short still returns what finished).
+#   phases: env build validate scaling streams ladder ncu tuning sweeps unroll tests sanitize grade
 # GPU_RUN_BUDGET=S: start no phase after S seconds (phases are ordered by importance).
 # Without apt (the lent machines), Check and zlib come from Debian packages unpacked in .deps/root.
 set -u -o pipefail
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
-    echo "usage: report/gpu-run.sh OUT [env build validate scaling streams ladder ncu tuning sweeps tests sanitize]" >&2
+    echo "usage: report/gpu-run.sh OUT [env build validate scaling streams ladder ncu tuning sweeps unroll tests sanitize grade]" >&2
     exit 2
 fi
 out=$1
 shift
-phases=${*:-env build validate scaling streams ladder ncu tuning sweeps tests sanitize}
+phases=${*:-env build validate scaling streams ladder ncu tuning sweeps unroll tests sanitize grade}
 mkdir -p "$out" || exit 2
 exec > >(tee -a "$out/log.txt") 2>&1
 budget=${GPU_RUN_BUDGET:-100000}
@@ -75,7 +75,7 @@ if has validate; then
         for sys in 1 3; do
             for model in "--model plummer" "--model uniform --masses random"; do
                 runs=("$bin/step07_streams")
-                for g in 1 "$gpus"; do
+                for g in $(printf '%s\n' 1 "$gpus" | sort -un); do
                     for split in systems bodies; do runs+=("$bin/step08_multigpu --gpus $g --decompose $split"); done
                 done
                 for r in "${runs[@]}"; do
@@ -146,6 +146,17 @@ if has ncu; then
         echo "$s: $inst warp instructions in one force launch at N=$n: $per per interaction"
         echo "${s:4:2},$s,default,$per,ncu smsp__inst_executed.sum x 32 / N^2 at N=$n,$dev,$(date -u +%F),${COMMIT:-unknown}" >> "$icsv"
     done
+    # Where the best single-GPU step loses its issue slots: warp states per issued instruction, pipes.
+    scsv="$out/stalls.csv"
+    if [ -x "$bin/step06_soa" ]; then
+        ncu --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,smsp__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active' \
+            --kernel-name regex:'^forces' --launch-count 1 --csv "$bin/step06_soa" -q -n 131072 --steps 1 --repeat 1 --validate off 2>/dev/null |
+            awk -F'","' -v dev="$dev" -v date="$(date -u +%F)" -v commit="${COMMIT:-unknown}" '
+                BEGIN { print "step,name,bodies,metric,unit,value,device,date,commit" }
+                /smsp__|sm__/ { m = $(NF - 2); u = $(NF - 1); v = $NF; gsub(/[",]/, "", v); gsub(/"/, "", m)
+                                print "06,step06_soa,131072," m "," u "," v "," dev "," date "," commit }' > "$scsv"
+        echo "step06 at N=131072, ncu:"; column -s, -t < "$scsv" | cut -c1-110
+    fi
 fi
 
 # The best step's knobs: unroll factor, bodies per thread and block size of step06 at N = 131072.
@@ -171,12 +182,23 @@ if has sweeps; then
     MEASURE_TARGET_S=0.05 measure block float3 ftz throughput
 fi
 
+# The seeds' compile-time sweeps: step04's unroll factor x bodies per thread, the tile size (04, 06).
+if has unroll; then
+    MEASURE_TARGET_S=0.05 measure unroll tile
+fi
+
 if has tests; then
     make "${deps[@]}" test-gpu || echo "test-gpu FAILED"
 fi
 
 if has sanitize; then
-    bash tests/compute-sanitizer.sh build/sanitizer-logs step07_streams step08_multigpu || echo "compute-sanitizer FAILED"
-    tail -n 3 build/sanitizer-logs/*.log 2>/dev/null | tail -n 40
+    bash tests/compute-sanitizer.sh --timeout 240 build/sanitizer-logs ${SANITIZE_STEPS:-} || echo "compute-sanitizer FAILED"
+    cp build/sanitizer-logs/summary.txt "$out/sanitizer-summary.txt" 2>/dev/null
+fi
+
+# What a student sees: make grade over every step, its table, and its CSVs.
+if has grade; then
+    make "${deps[@]}" GRADE_JOBS=8 grade 2>&1 | grep -vE '^(gcc|nvcc|ar|rm) ' | tee build/grade-output.txt | tail -n 25
+    tar czf "$out/grade.tgz" build/grade-output.txt build/grade/results.csv build/grade/checks.csv 2>/dev/null
 fi
 printf '\n=== done (+%ss)\n' "$(elapsed)"

@@ -8,7 +8,7 @@
 #   throughput  throughput.csv: every GPU step at N = 4096 ... 1048576 but 65536, the ladder's (MEASURE_MAX_N)
 #   block       block.csv: step02 and step03 over --block 32 ... 1024 (in step03 the block is the tile)
 #   unroll      unroll.csv: step04 built with UNROLL 1 ... 32 x BODIES_PER_THREAD 1 ... 8, N = 131072
-#   tile        tile.csv: step04 built with BLOCK (= bodies per tile) 64 ... 1024, N = 131072
+#   tile        tile.csv: step04 and step06 built with TILE (bodies per shared-memory tile) 128 ... 2048, N = 131072
 #   float3      float3.csv: step03 with float4 (default) and float3 (-DTILE_FLOAT3) tiles
 #   ftz         ftz.csv: step05 with -ftz=true (its registry flags), without, and with --use_fast_math
 #   streams     streams.csv: step07, many systems with snapshots, with and without --no-overlap
@@ -285,7 +285,9 @@ if has unroll; then
     done
 fi
 if has tile; then
-    for t in 64 128 256 512 1024; do variant_list+="tile$t step04_unroll -DBLOCK=$t -"$'\n'; done
+    for st in step04_unroll step06_soa; do
+        for t in 128 256 512 1024 2048; do variant_list+="tile$t-${st:4:2} $st -DTILE=$t -"$'\n'; done
+    done
 fi
 has float3 && variant_list+="float3 step03_tiling -DTILE_FLOAT3 -"$'\n'
 if has ftz; then
@@ -317,11 +319,13 @@ fi
 
 if has tile && gpu_phase tile; then
     begin_phase tile.csv
-    for t in 64 128 256 512 1024; do
-        exe=$(vbin "tile$t" step04_unroll)
-        [ -x "$exe" ] || { note "tile$t: not built, skipped"; continue; }
-        rate=$(probe_rate "$exe" 131072 1 2)
-        run "$partial/tile.csv" tile "$exe" -n 131072 --steps "$(steps_for "$rate" 131072 1)" --repeat 3
+    for st in step04_unroll step06_soa; do
+        for t in 128 256 512 1024 2048; do
+            exe=$(vbin "tile$t-${st:4:2}" $st)
+            [ -x "$exe" ] || { note "tile$t-${st:4:2}: not built, skipped"; continue; }
+            rate=$(probe_rate "$exe" 131072 1 2)
+            run "$partial/tile.csv" tile "$exe" -n 131072 --steps "$(steps_for "$rate" 131072 1)" --repeat 3
+        done
     done
     end_phase tile.csv
     smi_log tile-end

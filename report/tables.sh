@@ -204,10 +204,10 @@ ladder_table() {
     if [ -z "$f" ]; then
         none "no recorded tile-size sweep yet (GPU)"
     else
-        echo "| bodies per tile (BLOCK) | G interactions/s | config |"
-        echo "|--:|--:|---|"
-        pick -v cols=block,ginteractions_s,config -v where='tag=tile' -v need=kernel_s "$f" | sort -t, -k1,1n |
-            awk -F, '{ printf "| %s | %.4g | %s |\n", $1, $2, $3 }'
+        echo "| step | bodies per tile (TILE) | G interactions/s | config |"
+        echo "|---|--:|--:|---|"
+        pick -v cols=step,config.tile,ginteractions_s,config -v where='tag=tile' -v need=kernel_s "$f" |
+            sort -t, -k1,1 -k2,2n | awk -F, '{ printf "| %s | %s | %.4g | %s |\n", $1, $2, $3, $4 }'
         echo
         echo "N = $(pick -v cols=bodies -v where=tag=tile "$f" | head -n 1). Recorded: $(origin tag=tile build "$f")."
     fi
