@@ -123,11 +123,16 @@ void nbd_soa_download(nbd_soa *d, nb_state *s)
 
 unsigned nbd_system_rows(size_t systems) { return systems < 65535 ? (unsigned)systems : 65535u; }
 
-int nbd_slices(const void *kernel, int block, size_t shared, size_t row_blocks, size_t systems, int tiles)
+int nbd_resident(const void *kernel, int block, size_t shared)
 {
     int per_sm = 0;
     NB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, shared));
-    const double resident = (double)(per_sm > 0 ? per_sm : 1) * nbd_sm_count();
+    return (per_sm > 0 ? per_sm : 1) * nbd_sm_count();
+}
+
+int nbd_slices(const void *kernel, int block, size_t shared, size_t row_blocks, size_t systems, int tiles)
+{
+    const double resident = (double)nbd_resident(kernel, block, shared);
     const double blocks = (double)row_blocks * (double)systems;
     /* Enough blocks for NBD_WAVES waves: resident blocks drift apart (the schedulers favour the oldest
      * warps), so a single wave ends in a long tail with few warps per multiprocessor. */

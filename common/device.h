@@ -49,6 +49,10 @@ void nbd_soa_download(nbd_soa *d, nb_state *s); /* copies back, then frees */
 /* Grid rows for S systems: gridDim.y is at most 65535, so kernels stride over systems by gridDim.y. */
 unsigned nbd_system_rows(size_t systems);
 
+/* Blocks of `kernel` (launched with `block` threads and `shared` bytes of dynamic shared memory) that
+ * the whole device holds at once: one wave. */
+int nbd_resident(const void *kernel, int block, size_t shared);
+
 /* Into how many slices to cut each body's j-range so that `row_blocks` blocks per slice and `systems`
  * systems give NBD_WAVES waves of resident blocks of `kernel` (launched with `block` threads and `shared`
  * bytes of dynamic shared memory): many short blocks keep every multiprocessor busy to the end, where one

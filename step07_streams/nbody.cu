@@ -1,11 +1,13 @@
 /* step07_streams: In this version, the copies in and out become part of the pipeline. Many systems are
- * cut into groups of 1, 2, 4, 8, ... systems, each with a CUDA stream of its own: every group's
- * host-to-device copy is queued first, then the first step of each group, so the GPU starts on the first
- * system while the others are still on their way, and each group's copy hides behind the compute of the
- * groups before it; the last step runs the groups largest first and sends each back as soon as it is
- * done. The steps in between have nothing to overlap and run as one launch over all systems. Trajectory
- * snapshots leave the device while the next steps run: each is taken into one of two device buffers and
- * copied to pinned host memory on a stream of its own. The kernels are step06's. */
+ * cut into a few groups, each with a CUDA stream of its own: the first just large enough to fill the
+ * GPU, each next one four times larger. Every group's host-to-device copy is queued first, then the
+ * first step of each group, so the GPU starts on the first group while the others are still on their
+ * way; the last step runs every group at once, the largest at the highest stream priority so that it
+ * finishes first, and sends each group back as soon as it is done. The steps in between have nothing to
+ * overlap and run as one launch over all systems. The six arrays that move lie one after another, so a
+ * group's copy is one 2-D copy. Trajectory snapshots leave the device while the next steps run: each is
+ * taken into one of two device buffers and copied to pinned host memory on a stream of its own. The
+ * kernels are step06's. */
 #include "device.h"
 #include "nbody.h"
 #include "util.h"
@@ -117,7 +119,8 @@ __global__ void kick_drift(nbd_soa bodies, const float4 *partial, int n, int sys
     }
 }
 
-#define MAX_GROUPS 16 /* groups of 1, 2, 4, ... systems: 2^15 systems and more go to the last group */
+#define MAX_GROUPS 16 /* groups of systems for the first and last step; the last one takes the rest */
+#define GROWTH 4      /* each group this many times the one before: its copy hides behind their compute */
 
 /* The features the harness asks about: this step writes its own snapshots (common/nbody.h). */
 extern "C" const unsigned nb_step_features = NB_FEATURE_SNAPSHOTS;
@@ -132,7 +135,9 @@ typedef struct launch {
     cudaEvent_t done;
 } launch;
 
-static void launch_init(launch *l, const nbd_soa *all, int first, int count, int n)
+/* `priority`: the stream's (cudaDeviceGetStreamPriorityRange): pending blocks of higher-priority streams
+ * are started first, so among concurrent launches the largest group finishes first. */
+static void launch_init(launch *l, const nbd_soa *all, int first, int count, int n, int priority)
 {
     const size_t offset = (size_t)first * n;
     const int tiles = (n + TILE - 1) / TILE, row_blocks = (n + BODIES_PER_BLOCK - 1) / BODIES_PER_BLOCK;
@@ -144,7 +149,7 @@ static void launch_init(launch *l, const nbd_soa *all, int first, int count, int
     l->slices = nbd_slices((const void *)forces, BLOCK, 0, row_blocks, count, tiles);
     l->tiles_per_slice = (tiles + l->slices - 1) / l->slices;
     l->partial = (float4 *)nbd_malloc((size_t)l->slices * count * n * sizeof(float4), "partial accelerations");
-    NB_CUDA(cudaStreamCreate(&l->stream));
+    NB_CUDA(cudaStreamCreateWithPriority(&l->stream, cudaStreamDefault, priority));
     NB_CUDA(cudaEventCreateWithFlags(&l->done, cudaEventDisableTiming));
 }
 
@@ -168,28 +173,36 @@ static void launch_step(const launch *l, int n, float eps2, float dt)
     NB_CUDA(cudaEventRecord(l->done, l->stream));
 }
 
-/* Host (pinned) <-> device copies of the six arrays that move, for bodies [offset, offset + count). */
-static void copy_bodies(float *const host[6], const nbd_soa *dev, size_t offset, size_t count, int to_device,
+/* The six arrays that move (x y z vx vy vz) lie one after another, `total` floats apart, on the host
+ * (pinned) and on the device: bodies [first, first + count) of all six are one 2-D copy, six rows of
+ * count floats with a pitch of `total`, one call instead of six (six where the pitch is too large). */
+static void copy_bodies(float *host6, float *dev6, size_t total, size_t first, size_t count, int to_device,
                         cudaStream_t stream)
 {
-    float *const device[6] = {dev->x, dev->y, dev->z, dev->vx, dev->vy, dev->vz};
-    for (int k = 0; k < 6; ++k) {
-        if (to_device)
-            NB_CUDA(cudaMemcpyAsync(device[k] + offset, host[k] + offset, count * sizeof(float),
-                                    cudaMemcpyHostToDevice, stream));
-        else
-            NB_CUDA(cudaMemcpyAsync(host[k] + offset, device[k] + offset, count * sizeof(float),
-                                    cudaMemcpyDeviceToHost, stream));
+    int device, max_pitch;
+    NB_CUDA(cudaGetDevice(&device));
+    NB_CUDA(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device));
+    const size_t pitch = total * sizeof(float), width = count * sizeof(float);
+    const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    float *dst = (to_device ? dev6 : host6) + first;
+    const float *src = (to_device ? host6 : dev6) + first;
+    if (pitch <= (size_t)max_pitch) {
+        NB_CUDA(cudaMemcpy2DAsync(dst, pitch, src, pitch, width, 6, kind, stream));
+        return;
     }
+    for (int k = 0; k < 6; ++k)
+        NB_CUDA(cudaMemcpyAsync(dst + k * total, src + k * total, width, kind, stream));
 }
 
-/* Hand snapshot buffer `host6` (taken after `at` steps of this call) to the harness's writer. */
-static int emit(const nb_state *s, const nb_run *run, float *const host6[6], uint64_t at)
+/* Hand snapshot buffer `host6` (six arrays of `total`, taken after `at` steps of this call) to the
+ * harness's writer. */
+static int emit(const nb_state *s, const nb_run *run, float *host6, uint64_t at)
 {
+    const size_t total = nb_state_count(s);
     nb_state view = *s;
     float **to[6] = {&view.x, &view.y, &view.z, &view.vx, &view.vy, &view.vz};
     for (int k = 0; k < 6; ++k)
-        *to[k] = host6[k];
+        *to[k] = host6 + k * total;
     view.step = s->step + at;
     view.time = s->time + (double)at * run->dt;
     return nb_snapshot_emit(run, &view);
@@ -201,34 +214,43 @@ int nb_step_run(nb_state *s, const nb_run *run)
 {
     /* BEGIN SOLUTION */
     const int n = (int)s->bodies, systems = (int)s->systems;
-    const size_t total = nb_state_count(s);
+    const size_t total = nb_state_count(s), bytes6 = 6 * total * sizeof(float);
     if (run->block && run->block != BLOCK) {
         nb_error("--block %u: the block size of this step is fixed at compile time (BLOCK=%d): rebuild with "
                  "STEP_DEFS=-DBLOCK=%u", run->block, BLOCK, run->block);
         return NB_EXIT_ERROR;
     }
 
-    /* The bodies live in pinned host memory, which the copy engines read and write directly. */
-    float *host[6];
-    for (int k = 0; k < 6; ++k) {
-        host[k] = (float *)nbd_malloc_host(total * sizeof(float), "pinned bodies");
-        memcpy(host[k], nb_state_field(s, k), total * sizeof(float));
-    }
-    nbd_soa dev;
-    float **dev_field[NB_FIELDS] = {&dev.x, &dev.y, &dev.z, &dev.vx, &dev.vy, &dev.vz, &dev.m};
-    for (int k = 0; k < NB_FIELDS; ++k)
-        *dev_field[k] = (float *)nbd_malloc(total * sizeof(float), "the bodies");
+    /* The bodies live in pinned host memory, which the copy engines read and write directly; on both
+     * sides the arrays follow each other (x y z vx vy vz, then the masses on the device). */
+    float *host6 = (float *)nbd_malloc_host(bytes6, "pinned bodies");
+    for (int k = 0; k < 6; ++k)
+        memcpy(host6 + k * total, nb_state_field(s, k), total * sizeof(float));
+    float *dev7 = (float *)nbd_malloc(7 * total * sizeof(float), "the bodies");
+    const nbd_soa dev = {dev7, dev7 + total, dev7 + 2 * total, dev7 + 3 * total, dev7 + 4 * total,
+                         dev7 + 5 * total, dev7 + 6 * total};
     NB_CUDA(cudaMemcpy(dev.m, s->m, total * sizeof(float), cudaMemcpyHostToDevice)); /* masses never change */
 
-    /* Groups of 1, 2, 4, ... systems for the first and last steps (one group: nothing to overlap), and
-     * one launch over every system for the steps in between. */
+    /* Groups for the first and last steps (with one system there is nothing to overlap): the first just
+     * large enough to fill the GPU once, each next one GROWTH times larger, the last taking the rest; the
+     * largest at the highest stream priority. One launch over every system for the steps in between. */
+    const int tiles = (n + TILE - 1) / TILE, row_blocks = (n + BODIES_PER_BLOCK - 1) / BODIES_PER_BLOCK;
+    const long long blocks_per_system = (long long)row_blocks * tiles; /* with a slice per tile, the most */
+    const int fill = (int)((nbd_resident((const void *)forces, BLOCK, 0) + blocks_per_system - 1) / blocks_per_system);
+    int least, greatest;
+    NB_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    int first_of[MAX_GROUPS], count_of[MAX_GROUPS], groups = 0;
+    for (int first = 0, size = fill; first < systems && !run->no_overlap && systems > 1; ++groups, size *= GROWTH) {
+        const int rest = systems - first;
+        count_of[groups] = groups == MAX_GROUPS - 1 || rest - size < GROWTH * size ? rest : size;
+        first_of[groups] = first;
+        first += count_of[groups];
+    }
     launch all, group[MAX_GROUPS];
-    launch_init(&all, &dev, 0, systems, n);
-    int groups = 0;
-    for (int first = 0; first < systems && !run->no_overlap && systems > 1; ++groups) {
-        const int rest = systems - first, count = groups == MAX_GROUPS - 1 || first + 1 > rest ? rest : first + 1;
-        launch_init(&group[groups], &dev, first, count, n);
-        first += count;
+    launch_init(&all, &dev, 0, systems, n, least);
+    for (int c = 0; c < groups; ++c) {
+        const int priority = greatest + (groups - 1 - c); /* numerically lower is higher */
+        launch_init(&group[c], &dev, first_of[c], count_of[c], n, priority < least ? priority : least);
     }
     const int ends_grouped = groups > 1;
 
@@ -236,16 +258,14 @@ int nb_step_run(nb_state *s, const nb_run *run)
     const uint64_t every = run->snapshot_every;
     cudaStream_t copier;
     cudaEvent_t copied, landed[2];
-    float *snap_dev[2][6] = {{0}}, *snap_host[2][6] = {{0}};
+    float *snap_dev[2] = {NULL, NULL}, *snap_host[2] = {NULL, NULL};
     if (every) {
         NB_CUDA(cudaStreamCreate(&copier));
         NB_CUDA(cudaEventCreateWithFlags(&copied, cudaEventDisableTiming));
         for (int b = 0; b < 2; ++b) {
             NB_CUDA(cudaEventCreateWithFlags(&landed[b], cudaEventDisableTiming));
-            for (int k = 0; k < 6; ++k) {
-                snap_dev[b][k] = (float *)nbd_malloc(total * sizeof(float), "snapshot buffers");
-                snap_host[b][k] = (float *)nbd_malloc_host(total * sizeof(float), "snapshot buffers");
-            }
+            snap_dev[b] = (float *)nbd_malloc(bytes6, "snapshot buffers");
+            snap_host[b] = (float *)nbd_malloc_host(bytes6, "snapshot buffers");
         }
     }
     uint64_t taken = 0; /* snapshots queued so far; the last one is still on its way to the host */
@@ -254,9 +274,9 @@ int nb_step_run(nb_state *s, const nb_run *run)
     nb_region_begin(run);
     if (ends_grouped) /* every copy in first: the seeds' best order */
         for (int c = 0; c < groups; ++c)
-            copy_bodies(host, &dev, (size_t)group[c].first * n, (size_t)group[c].count * n, 1, group[c].stream);
+            copy_bodies(host6, dev7, total, (size_t)group[c].first * n, (size_t)group[c].count * n, 1, group[c].stream);
     else
-        copy_bodies(host, &dev, 0, total, 1, all.stream);
+        copy_bodies(host6, dev7, total, 0, total, 1, all.stream);
     for (uint64_t step = 0; step < run->steps && rc == NB_EXIT_OK; ++step) {
         const int last = step + 1 == run->steps, grouped = ends_grouped && (step == 0 || last);
         if (grouped) {
@@ -281,15 +301,12 @@ int nb_step_run(nb_state *s, const nb_run *run)
                 NB_CUDA(cudaStreamWaitEvent(copier, group[c].done, 0));
         else
             NB_CUDA(cudaStreamWaitEvent(copier, all.done, 0));
-        float *const from[6] = {dev.x, dev.y, dev.z, dev.vx, dev.vy, dev.vz};
-        for (int k = 0; k < 6; ++k)
-            NB_CUDA(cudaMemcpyAsync(snap_dev[b][k], from[k], total * sizeof(float), cudaMemcpyDeviceToDevice, copier));
+        NB_CUDA(cudaMemcpyAsync(snap_dev[b], dev7, bytes6, cudaMemcpyDeviceToDevice, copier));
         NB_CUDA(cudaEventRecord(copied, copier));
         NB_CUDA(cudaStreamWaitEvent(all.stream, copied, 0));
         for (int c = 0; c < groups; ++c)
             NB_CUDA(cudaStreamWaitEvent(group[c].stream, copied, 0));
-        for (int k = 0; k < 6; ++k)
-            NB_CUDA(cudaMemcpyAsync(snap_host[b][k], snap_dev[b][k], total * sizeof(float), cudaMemcpyDeviceToHost, copier));
+        NB_CUDA(cudaMemcpyAsync(snap_host[b], snap_dev[b], bytes6, cudaMemcpyDeviceToHost, copier));
         NB_CUDA(cudaEventRecord(landed[b], copier));
         /* While the GPU runs on, hand the previous snapshot to the harness's writer thread
          * (with --no-overlap, this one, at once). */
@@ -303,35 +320,31 @@ int nb_step_run(nb_state *s, const nb_run *run)
         taken += 1;
     }
     if (ends_grouped) { /* each group goes back as soon as its last step is done */
-        for (int c = 0; c < groups; ++c) {
+        for (int c = groups - 1; c >= 0; --c) { /* largest first: copies one way run in the order queued */
             if (rc != NB_EXIT_OK) /* stopped early: the last step may have run on all.stream */
                 NB_CUDA(cudaStreamWaitEvent(group[c].stream, all.done, 0));
-            copy_bodies(host, &dev, (size_t)group[c].first * n, (size_t)group[c].count * n, 0, group[c].stream);
+            copy_bodies(host6, dev7, total, (size_t)group[c].first * n, (size_t)group[c].count * n, 0, group[c].stream);
         }
     } else {
-        copy_bodies(host, &dev, 0, total, 0, all.stream);
+        copy_bodies(host6, dev7, total, 0, total, 0, all.stream);
     }
     NB_CUDA(cudaDeviceSynchronize());
     if (taken > 0 && rc == NB_EXIT_OK && !run->no_overlap) /* the last snapshot */
         rc = emit(s, run, snap_host[(taken - 1) % 2], run->steps / every * every);
     nb_region_end(run);
 
-    for (int k = 0; k < 6; ++k) {
-        memcpy(nb_state_field(s, k), host[k], total * sizeof(float));
-        NB_CUDA(cudaFreeHost(host[k]));
-    }
-    for (int k = 0; k < NB_FIELDS; ++k)
-        NB_CUDA(cudaFree(*dev_field[k]));
+    for (int k = 0; k < 6; ++k)
+        memcpy(nb_state_field(s, k), host6 + k * total, total * sizeof(float));
+    NB_CUDA(cudaFreeHost(host6));
+    NB_CUDA(cudaFree(dev7));
     const int slices = all.slices;
     launch_free(&all);
     for (int c = 0; c < groups; ++c)
         launch_free(&group[c]);
     if (every) {
         for (int b = 0; b < 2; ++b) {
-            for (int k = 0; k < 6; ++k) {
-                NB_CUDA(cudaFree(snap_dev[b][k]));
-                NB_CUDA(cudaFreeHost(snap_host[b][k]));
-            }
+            NB_CUDA(cudaFree(snap_dev[b]));
+            NB_CUDA(cudaFreeHost(snap_host[b]));
             NB_CUDA(cudaEventDestroy(landed[b]));
         }
         NB_CUDA(cudaEventDestroy(copied));
