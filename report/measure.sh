@@ -11,7 +11,7 @@
 #   tile        tile.csv: step04 and step06 built with TILE (bodies per shared-memory tile) 128 ... 2048, N = 131072
 #   float3      float3.csv: step03 with float4 (default) and float3 (-DTILE_FLOAT3) tiles
 #   ftz         ftz.csv: step05 with -ftz=true (its registry flags), without, and with --use_fast_math
-#   streams     streams.csv: step07, many systems with snapshots, with and without --no-overlap
+#   streams     streams.csv: step07 at 64 x 8192 and 1 x 131072, with and without snapshots and --no-overlap; step06 (kernel only)
 #   scaling     scaling.csv: step08 on 1, 2, 4 ... GPUs (strong scaling), bodies split and systems split
 #   physics     physics.csv, energy.csv: a Plummer sphere (N = 4096) for 10 time units at dt = 0.008, 0.004
 #               and 0.002, and a collision for 20, on a CPU step; energy, momentum and virial ratio vs time
@@ -360,19 +360,22 @@ if has streams && gpu_phase streams; then
     begin_phase streams.csv
     exe=$bin/step07_streams
     snaps=$scratch/stream-snaps
-    for shape in "64 4096" "16 16384" "4 65536"; do
+    # The issue's shapes: 64 systems of 8192, one of 131072; step06 (copies outside its loop) is the
+    # kernel-only time, step07 --no-overlap the copies one after another, step07 the overlap.
+    for shape in "64 8192" "1 131072"; do
         read -r sys n <<< "$shape"
         [ -x "$exe" ] || { note "step07_streams: not built, skipped"; break; }
         rate=$(probe_rate "$exe" "$n" "$sys" 2)
         k=$(steps_for "$rate" "$n" "$sys")
-        k=$(( k < 20 ? 20 : k ))          # at least 10 snapshots per run
-        every=$(( k / 10 ))
+        k=$(( k < 20 ? 20 : k ))          # at least two snapshots per run
+        every=10
+        [ -x "$bin/step06_soa" ] && run "$partial/streams.csv" streams-kernel "$bin/step06_soa" -S "$sys" -n "$n" --steps "$k" --repeat 5
         for mode in overlap serial; do
             rm -rf "$snaps"; mkdir -p "$snaps"
             extra=(); [ $mode = serial ] && extra=(--no-overlap)
-            run "$partial/streams.csv" "streams-$mode" "$exe" -S "$sys" -n "$n" --steps "$k" --repeat 3 \
+            run "$partial/streams.csv" "streams-$mode" "$exe" -S "$sys" -n "$n" --steps "$k" --repeat 5 \
                 --snapshot-every "$every" --snapshot-dir "$snaps" "${extra[@]}"
-            run "$partial/streams.csv" "streams-$mode-nosnap" "$exe" -S "$sys" -n "$n" --steps "$k" --repeat 3 "${extra[@]}"
+            run "$partial/streams.csv" "streams-$mode-nosnap" "$exe" -S "$sys" -n "$n" --steps "$k" --repeat 5 "${extra[@]}"
         done
     done
     rm -rf "$snaps"

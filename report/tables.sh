@@ -238,19 +238,27 @@ ladder_table() {
 {
     echo
     read -r -a f <<< "$(files runs.csv streams.csv)"
-    sel='tag~^streams-(overlap|serial)'
+    sel='tag~^streams-(overlap|serial|kernel)'
     if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
         none "no recorded streams measurements yet (GPU, step07)"
     else
-        echo "| systems × bodies | steps | snapshots | end to end, --no-overlap (ms) | end to end, overlapped (ms) | gain |"
-        echo "|---|--:|---|--:|--:|--:|"
-        pick -v cols=systems,bodies,steps,tag,e2e_s -v where="$sel" -v need=kernel_s -v key=tag,systems,bodies "${f[@]}" |
-            awk -F, '{ k = $1 " × " $2 SUBSEP $3 SUBSEP (($4 ~ /nosnap/) ? "no" : "yes"); if (!(k in seen)) { seen[k] = 1; ks[++n] = k }
-                       v[k, ($4 ~ /serial/) ? "s" : "o"] = $5 }
-                END { for (i = 1; i <= n; ++i) { split(ks[i], p, SUBSEP); s = v[ks[i], "s"]; o = v[ks[i], "o"]
-                      printf "| %s | %s | %s | %.4g | %.4g | %s |\n", p[1], p[2], p[3], 1e3 * s, 1e3 * o, (s > 0 && o > 0) ? sprintf("%.2f×", s / o) : "" } }'
+        echo "| systems × bodies | steps | snapshots every | kernel only (ms) | --no-overlap (ms) | overlapped (ms) | copies hidden | overlapped vs kernel only |"
+        echo "|---|--:|--:|--:|--:|--:|--:|--:|"
+        pick -v cols=systems,bodies,steps,tag,kernel_s -v where="$sel" -v need=kernel_s -v key=tag,systems,bodies "${f[@]}" |
+            awk -F, '{ shape = $1 " × " $2; if (!(shape in seen)) { seen[shape] = 1; order[++n] = shape }
+                       steps[shape] = ($4 == "streams-kernel") ? steps[shape] : $3
+                       v[shape, $4] = $5 }
+                function row(shape, snap, s, o, k) {
+                    if (!(s > 0 && o > 0)) return
+                    hidden = (k > 0 && s - k > 0) ? sprintf("%.0f%%", 100 * (s - o) / (s - k)) : ""
+                    versus = (k > 0) ? sprintf("%+.2f%%", 100 * (o - k) / k) : ""
+                    printf "| %s | %s | %s | %s | %.4g | %.4g | %s | %s |\n", shape, steps[shape], snap,
+                        (k > 0) ? sprintf("%.4g", 1e3 * k) : "", 1e3 * s, 1e3 * o, hidden, versus }
+                END { for (i = 1; i <= n; ++i) { sh = order[i]; k = v[sh, "streams-kernel"]
+                      row(sh, "-", v[sh, "streams-serial-nosnap"], v[sh, "streams-overlap-nosnap"], k)
+                      row(sh, "10", v[sh, "streams-serial"], v[sh, "streams-overlap"], k) } }'
         echo
-        echo "Median end-to-end time of a run (upload, time loop, download, and the snapshot files where written). Recorded: $(origin "$sel" tag,systems,bodies "${f[@]}")."
+        echo "Median time loop of 5 runs; step07's loop holds its copies in and out (and the snapshot copies), step06's (kernel only) does not. Copies hidden = (--no-overlap − overlapped) / (--no-overlap − kernel only). Recorded: $(origin "$sel" tag,systems,bodies "${f[@]}")."
     fi
     echo
 } | replace_section "$report" streams || exit 1
