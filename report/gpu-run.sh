@@ -100,23 +100,10 @@ if has scaling; then
     done
 fi
 
-# Overlap in step07 (issue: S = 64 of N = 8192; S = 1, N = 131072 with snapshots every 10 steps),
-# against the same kernels with the copies outside the timed loop (step06), and small systems.
+# Overlap in step07 (issue: S = 64 of N = 8192; S = 1, N = 131072 with snapshots every 10 steps) against
+# step06's kernel-only loop (measure.sh's streams phase), and many small systems against one large one.
 if has streams; then
-    snaps=build/stream-snaps
-    for shape in "64 8192 20 10" "1 131072 20 10"; do
-        read -r sys n k every <<< "$shape"
-        timed streams-kernel "$bin/step06_soa" -S "$sys" -n "$n" --steps "$k" --repeat 3
-        for mode in overlap serial; do
-            extra=()
-            [ $mode = serial ] && extra=(--no-overlap)
-            timed "streams-$mode-nosnap" "$bin/step07_streams" -S "$sys" -n "$n" --steps "$k" --repeat 3 "${extra[@]}"
-            rm -rf "$snaps" && mkdir -p "$snaps"
-            timed "streams-$mode" "$bin/step07_streams" -S "$sys" -n "$n" --steps "$k" --repeat 3 "${extra[@]}" \
-                --snapshot-every "$every" --snapshot-dir "$snaps"
-        done
-    done
-    rm -rf "$snaps"
+    measure streams
     for s in step06_soa step07_streams; do
         timed small-systems "$bin/$s" -S 32 -n 4096 --steps 50 --repeat 3
         timed small-systems "$bin/$s" -S 128 -n 1024 --steps 50 --repeat 3
