@@ -365,17 +365,14 @@ if has streams && gpu_phase streams; then
     for shape in "64 8192" "1 131072"; do
         read -r sys n <<< "$shape"
         [ -x "$exe" ] || { note "step07_streams: not built, skipped"; break; }
-        rate=$(probe_rate "$exe" "$n" "$sys" 2)
-        k=$(steps_for "$rate" "$n" "$sys")
-        k=$(( k < 20 ? 20 : k ))          # at least two snapshots per run
-        every=10
-        [ -x "$bin/step06_soa" ] && run "$partial/streams.csv" streams-kernel "$bin/step06_soa" -S "$sys" -n "$n" --steps "$k" --repeat 5
+        k=20 every=10 # 20 steps: the copies at the two ends are ~1% of the loop, two snapshots
+        [ -x "$bin/step06_soa" ] && run "$partial/streams.csv" streams-kernel "$bin/step06_soa" -S "$sys" -n "$n" --steps "$k" --repeat 7
         for mode in overlap serial; do
             rm -rf "$snaps"; mkdir -p "$snaps"
             extra=(); [ $mode = serial ] && extra=(--no-overlap)
-            run "$partial/streams.csv" "streams-$mode" "$exe" -S "$sys" -n "$n" --steps "$k" --repeat 5 \
+            run "$partial/streams.csv" "streams-$mode" "$exe" -S "$sys" -n "$n" --steps "$k" --repeat 7 \
                 --snapshot-every "$every" --snapshot-dir "$snaps" "${extra[@]}"
-            run "$partial/streams.csv" "streams-$mode-nosnap" "$exe" -S "$sys" -n "$n" --steps "$k" --repeat 5 "${extra[@]}"
+            run "$partial/streams.csv" "streams-$mode-nosnap" "$exe" -S "$sys" -n "$n" --steps "$k" --repeat 7 "${extra[@]}"
         done
     done
     rm -rf "$snaps"

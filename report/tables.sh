@@ -258,7 +258,7 @@ ladder_table() {
                       row(sh, "-", v[sh, "streams-serial-nosnap"], v[sh, "streams-overlap-nosnap"], k)
                       row(sh, "10", v[sh, "streams-serial"], v[sh, "streams-overlap"], k) } }'
         echo
-        echo "Median time loop of 5 runs; step07's loop holds its copies in and out (and the snapshot copies), step06's (kernel only) does not. Copies hidden = (--no-overlap − overlapped) / (--no-overlap − kernel only). Recorded: $(origin "$sel" tag,systems,bodies "${f[@]}")."
+        echo "Median time loop of 7 runs; step07's loop holds its copies in and out (and the snapshot copies), step06's (kernel only) does not. Copies hidden = (--no-overlap − overlapped) / (--no-overlap − kernel only). Recorded: $(origin "$sel" tag,systems,bodies "${f[@]}")."
     fi
     echo
 } | replace_section "$report" streams || exit 1
