@@ -1,6 +1,6 @@
 /* step07_streams: In this version, the copies in and out become part of the pipeline. Many systems are
- * cut into a few groups, each with a CUDA stream of its own: the first just large enough to fill the
- * GPU, each next one four times larger. Every group's host-to-device copy is queued first, then the
+ * cut into a few groups, each with a CUDA stream of its own: the first large enough to fill the GPU
+ * twice, each next one twice as large. Every group's host-to-device copy is queued first, then the
  * first step of each group, so the GPU starts on the first group while the others are still on their
  * way; the last step runs every group at once, the largest at the highest stream priority so that it
  * finishes first, and sends each group back as soon as it is done. The steps in between have nothing to
@@ -120,7 +120,7 @@ __global__ void kick_drift(nbd_soa bodies, const float4 *partial, int n, int sys
 }
 
 #define MAX_GROUPS 16 /* groups of systems for the first and last step; the last one takes the rest */
-#define GROWTH 4      /* each group this many times the one before: its copy hides behind their compute */
+#define GROWTH 2      /* each group this many times the one before: its copy hides behind their compute */
 
 /* The features the harness asks about: this step writes its own snapshots (common/nbody.h). */
 extern "C" const unsigned nb_step_features = NB_FEATURE_SNAPSHOTS;
@@ -231,8 +231,8 @@ int nb_step_run(nb_state *s, const nb_run *run)
                          dev7 + 5 * total, dev7 + 6 * total};
     NB_CUDA(cudaMemcpy(dev.m, s->m, total * sizeof(float), cudaMemcpyHostToDevice)); /* masses never change */
 
-    /* Groups for the first and last steps (with one system there is nothing to overlap): the first just
-     * large enough to fill the GPU once, each next one GROWTH times larger, the last taking the rest; the
+    /* Groups for the first and last steps (with one system there is nothing to overlap): the first large
+     * enough to fill the GPU twice, each next one GROWTH times larger, the last taking the rest; the
      * largest at the highest stream priority. One launch over every system for the steps in between. */
     const int tiles = (n + TILE - 1) / TILE, row_blocks = (n + BODIES_PER_BLOCK - 1) / BODIES_PER_BLOCK;
     const long long blocks_per_system = (long long)row_blocks * tiles; /* with a slice per tile, the most */
@@ -240,7 +240,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     int least, greatest;
     NB_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     int first_of[MAX_GROUPS], count_of[MAX_GROUPS], groups = 0;
-    for (int first = 0, size = fill; first < systems && !run->no_overlap && systems > 1; ++groups, size *= GROWTH) {
+    for (int first = 0, size = 2 * fill; first < systems && !run->no_overlap && systems > 1; ++groups, size *= GROWTH) {
         const int rest = systems - first;
         count_of[groups] = groups == MAX_GROUPS - 1 || rest - size < GROWTH * size ? rest : size;
         first_of[groups] = first;
