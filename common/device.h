@@ -56,7 +56,8 @@ int nbd_resident(const void *kernel, int block, size_t shared);
 /* Into how many slices to cut each body's j-range so that `row_blocks` blocks per slice and `systems`
  * systems give NBD_WAVES waves of resident blocks of `kernel` (launched with `block` threads and `shared`
  * bytes of dynamic shared memory): many short blocks keep every multiprocessor busy to the end, where one
- * wave of long ones leaves a tail (measured in step03_tiling/README.md). At least 1, at most `tiles`.
+ * wave of long ones leaves a tail (measured: step03_tiling/README.md, report/explore/README.md).
+ * At least 1, at most `tiles`.
  * The environment variable NB_SLICES=K asks for K instead (tests, sweeps). */
 #define NBD_WAVES 12
 int nbd_slices(const void *kernel, int block, size_t shared, size_t row_blocks, size_t systems, int tiles);

@@ -4,17 +4,17 @@
 # and leaves in OUT: log.txt (everything printed), results.csv (the rows of the runs made here),
 # instructions.csv and stalls.csv (ncu), grade.tgz (make grade's table and CSVs), measure.tgz
 # (report/measure.sh's CSVs, re-packed after every phase, so a call cut short still returns what finished).
-#   phases: env build validate scaling streams ladder ncu tuning sweeps unroll tests sanitize grade
+#   phases: env build validate scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade
 # GPU_RUN_BUDGET=S: start no phase after S seconds (phases are ordered by importance).
 # Without apt (the lent machines), Check and zlib come from Debian packages unpacked in .deps/root.
 set -u -o pipefail
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
-    echo "usage: report/gpu-run.sh OUT [env build validate scaling streams ladder ncu tuning sweeps unroll tests sanitize grade]" >&2
+    echo "usage: report/gpu-run.sh OUT [env build validate scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade]" >&2
     exit 2
 fi
 out=$1
 shift
-phases=${*:-env build validate scaling streams ladder ncu tuning sweeps unroll tests sanitize grade}
+phases=${*:-env build validate scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade}
 mkdir -p "$out" || exit 2
 exec > >(tee -a "$out/log.txt") 2>&1
 budget=${GPU_RUN_BUDGET:-100000}
@@ -162,6 +162,15 @@ if has tuning; then
         "$exe" -q --validate-only -n 4099 -S 3 --ref-cache "$cache" || echo "FAIL: variant $v at N=4099 S=3"
         timed tuning "$exe" -n 131072 --steps 10 --repeat 3
         timed tuning "$exe" -n 16384 --steps 50 --repeat 3
+    done
+fi
+
+# How many j-slices: one wave of long blocks against many waves of short ones (NB_SLICES, common/device.h).
+if has slices; then
+    for s in step03_tiling step06_soa; do
+        for k in 1 2 4 8 16 32 64 128; do
+            NB_SLICES=$k timed slices "$bin/$s" -n 131072 --steps 2 --repeat 3
+        done
     done
 fi
 
