@@ -304,7 +304,7 @@ case_ S10 bad report/measure.sh "measure.sh with an unknown option" --bogus
 # ---- the table ----------------------------------------------------------------------------------
 {
     echo "What every program does with bad input and at the physical edges: $count cases, run by"
-    echo "\`make hardening-table\` ($(date -u +%Y-%m-%d), commit $(git -C "$here" rev-parse --short=12 HEAD 2> /dev/null || echo unknown),"
+    echo "\`make hardening-table\` ($(date -u +%Y-%m-%d), commit ${COMMIT:-$(git -C "$here" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)},"
     echo "$( [ $have_gpu -eq 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 || echo 'no GPU'); \`make test-hardening\` checks it). Expected: bad input exits 2 with one line on"
     echo "stderr, nothing on stdout and no file touched; an edge case exits 0 with a finite output snapshot."
     echo "\`<step>\` is each step the row names, \`@FILE\` an input the case makes first (tests/hardening/craft.c)."
