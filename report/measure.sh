@@ -365,7 +365,10 @@ if has streams && gpu_phase streams; then
     for shape in "64 8192" "1 131072"; do
         read -r sys n <<< "$shape"
         [ -x "$exe" ] || { note "step07_streams: not built, skipped"; break; }
-        k=20 every=10 # 20 steps: the copies at the two ends are ~1% of the loop, two snapshots
+        # 64 x 8192: 20 steps, the copies at the two ends ~1% of the loop; 1 x 131072: ten snapshots,
+        # nine of them taken while steps remain to hide them behind (the last is the final state).
+        k=20 every=10
+        [ "$sys" = 1 ] && k=100
         [ -x "$bin/step06_soa" ] && run "$partial/streams.csv" streams-kernel "$bin/step06_soa" -S "$sys" -n "$n" --steps "$k" --repeat 7
         for mode in overlap serial; do
             rm -rf "$snaps"; mkdir -p "$snaps"
