@@ -41,9 +41,6 @@
 #define NB_COMMIT "unknown"
 #endif
 
-/* Steps that write their own snapshots override this with a strong definition. */
-__attribute__((weak)) const unsigned nb_step_features = 0;
-
 /* fp64 work the automatic validation affords: every body when S*N^2 is at most this ... */
 #define NB_FULL_CHECK_PAIRS ((uint64_t)1 << 32)
 /* ... the state check when S*N^2*NB_CHECK_STEPS is at most this ... */

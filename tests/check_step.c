@@ -24,9 +24,6 @@
 #error "compile with -DNB_STEP_NAME='\"stepNN_name\"' (tests/tests.mk does)"
 #endif
 
-/* main.c defines this weakly too; steps that write their own snapshots or use several GPUs define it. */
-__attribute__((weak)) const unsigned nb_step_features = 0;
-
 static const double PI = 3.14159265358979323846;
 static int gpu; /* this step runs on the GPU: larger sizes, no fork */
 
