@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { QUEUE = 3 };
+enum { QUEUE = 3, SPARES = QUEUE + 1 };
 
 struct nb_snapshot_sink {
     char dir[4096];
@@ -23,6 +23,8 @@ struct nb_snapshot_sink {
     size_t head, count;   /* queued copies: slot[head .. head+count) */
     int busy;             /* the writer holds a copy it has not finished */
     int stop, failed;
+    nb_state spare[SPARES]; /* written copies kept for the next push: no allocation, no page faults */
+    size_t spares;
 };
 
 static void *writer(void *arg)
@@ -43,9 +45,12 @@ static void *writer(void *arg)
         char path[4200];
         snprintf(path, sizeof path, "%s/snap-%010llu.nbs", s->dir, (unsigned long long)item.step);
         const int rc = nb_snapshot_write(path, &item, s->eps, s->dt);
-        nb_state_free(&item);
 
         pthread_mutex_lock(&s->lock);
+        if (s->spares < SPARES)
+            s->spare[s->spares++] = item;
+        else
+            nb_state_free(&item);
         s->busy = 0;
         s->failed |= rc != NB_EXIT_OK;
         pthread_cond_broadcast(&s->changed);
@@ -85,8 +90,17 @@ nb_snapshot_sink *nb_sink_open(const char *dir, double eps, double dt)
 
 int nb_sink_push(nb_snapshot_sink *s, const nb_state *view)
 {
-    nb_state copy;
-    if (nb_state_alloc(&copy, view->systems, view->bodies) != NB_EXIT_OK)
+    nb_state copy = {0};
+    pthread_mutex_lock(&s->lock); /* a copy the writer is done with, if it has the same shape */
+    while (s->spares > 0 && !copy.x) {
+        nb_state *old = &s->spare[--s->spares];
+        if (old->systems == view->systems && old->bodies == view->bodies)
+            copy = *old;
+        else
+            nb_state_free(old);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (!copy.x && nb_state_alloc(&copy, view->systems, view->bodies) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
     nb_state_copy(&copy, view);
     pthread_mutex_lock(&s->lock);
@@ -131,6 +145,8 @@ int nb_sink_close(nb_snapshot_sink *s)
         s->head = (s->head + 1) % QUEUE;
         s->count -= 1;
     }
+    while (s->spares > 0)
+        nb_state_free(&s->spare[--s->spares]);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->changed);
     free(s);
