@@ -312,7 +312,8 @@ int nb_step_run(nb_state *s, const nb_run *run)
          * (with --no-overlap, this one, at once). */
         if (run->no_overlap) {
             NB_CUDA(cudaEventSynchronize(landed[b]));
-            rc = emit(s, run, snap_host[b], step + 1);
+            if (!last) /* the last one goes after the loop, as in the overlapped run */
+                rc = emit(s, run, snap_host[b], step + 1);
         } else if (taken > 0) {
             NB_CUDA(cudaEventSynchronize(landed[1 - b]));
             rc = emit(s, run, snap_host[1 - b], step + 1 - every);
@@ -332,7 +333,8 @@ int nb_step_run(nb_state *s, const nb_run *run)
     nb_region_end(run); /* every byte is on the host: the loop is over */
     /* The last snapshot has no step left to hide behind; handing it to the writer (a host copy) is
      * end-to-end time, like the writing of the files. */
-    if (taken > 0 && rc == NB_EXIT_OK && !run->no_overlap)
+    const int last_pending = taken > 0 && (!run->no_overlap || run->steps % every == 0);
+    if (last_pending && rc == NB_EXIT_OK)
         rc = emit(s, run, snap_host[(taken - 1) % 2], run->steps / every * every);
 
     for (int k = 0; k < 6; ++k)
