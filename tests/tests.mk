@@ -77,8 +77,27 @@ $(foreach s,$(TEST_PRESENT),$(eval $(call TEST_STEP_RULES,$(s),$(call folder_of,
 .PHONY: test check test-gpu test-build
 test-build: $(TEST_UNIT_PROGS) $(TEST_CPU_PROGS) $(TEST_GPU_PROGS) $(CPU_BINS)  ## build every test program
 
+# A step that declares NB_FEATURE_SNAPSHOTS must get the whole loop from the harness, not chunks.
+FEATURE_PROBE := $(TEST_DIR)/bin/feature_probe
+$(TEST_OBJ)/feature_probe/main.o: common/main.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -DNB_STEP_ID='"99"' -DNB_STEP_NAME='"feature_probe"' \
+	  -DNB_STEP_SUMMARY='"a step that writes its own snapshots"' -DNB_BUILD_LABEL='"test"' -c $< -o $@
+
+$(FEATURE_PROBE): $(TEST_OBJ)/feature_probe.o $(TEST_OBJ)/feature_probe/main.o $(BUILD)/obj/common/host.o $(LIBNBODY)
+	@mkdir -p $(@D)
+	$(CC) -fopenmp $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+.PHONY: test-features
+test-features: $(FEATURE_PROBE)  ## the harness hands a step that writes its own snapshots the whole loop
+	@rm -rf $(TEST_DIR)/feature-snaps && mkdir -p $(TEST_DIR)/feature-snaps
+	@if $(FEATURE_PROBE) -q -n 8 --steps 4 --repeat 1 --validate off --snapshot-every 2 \
+	    --snapshot-dir $(TEST_DIR)/feature-snaps > $(TEST_DIR)/feature-probe.log 2>&1; then \
+	  echo "PASS features: a step with NB_FEATURE_SNAPSHOTS gets the whole loop and snapshot_every"; \
+	else echo "FAIL features: $$(tail -n 1 $(TEST_DIR)/feature-probe.log)"; exit 1; fi
+
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
-TEST_EXTRA ?= test-handout test-hardening
+TEST_EXTRA ?= test-features test-handout test-hardening
 test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
 	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
