@@ -175,18 +175,16 @@ static void launch_step(const launch *l, int n, float eps2, float dt)
 
 /* The six arrays that move (x y z vx vy vz) lie one after another, `total` floats apart, on the host
  * (pinned) and on the device: bodies [first, first + count) of all six are one 2-D copy, six rows of
- * count floats with a pitch of `total`, one call instead of six (six where the pitch is too large). */
-static void copy_bodies(float *host6, float *dev6, size_t total, size_t first, size_t count, int to_device,
-                        cudaStream_t stream)
+ * count floats with a pitch of `total`, one call instead of six (six where `one_copy` is 0: the pitch
+ * is beyond the device's cudaDevAttrMaxPitch). */
+static void copy_bodies(float *host6, float *dev6, size_t total, int one_copy, size_t first, size_t count,
+                        int to_device, cudaStream_t stream)
 {
-    int device, max_pitch;
-    NB_CUDA(cudaGetDevice(&device));
-    NB_CUDA(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device));
     const size_t pitch = total * sizeof(float), width = count * sizeof(float);
     const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
     float *dst = (to_device ? dev6 : host6) + first;
     const float *src = (to_device ? host6 : dev6) + first;
-    if (pitch <= (size_t)max_pitch) {
+    if (one_copy) {
         NB_CUDA(cudaMemcpy2DAsync(dst, pitch, src, pitch, width, 6, kind, stream));
         return;
     }
@@ -230,6 +228,10 @@ int nb_step_run(nb_state *s, const nb_run *run)
     const nbd_soa dev = {dev7, dev7 + total, dev7 + 2 * total, dev7 + 3 * total, dev7 + 4 * total,
                          dev7 + 5 * total, dev7 + 6 * total};
     NB_CUDA(cudaMemcpy(dev.m, s->m, total * sizeof(float), cudaMemcpyHostToDevice)); /* masses never change */
+    int device, max_pitch;
+    NB_CUDA(cudaGetDevice(&device));
+    NB_CUDA(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device));
+    const int one_copy = total * sizeof(float) <= (size_t)max_pitch;
 
     /* Groups for the first and last steps (with one system there is nothing to overlap): the first large
      * enough to fill the GPU twice, each next one GROWTH times larger, the last taking the rest; the
@@ -274,9 +276,10 @@ int nb_step_run(nb_state *s, const nb_run *run)
     nb_region_begin(run);
     if (ends_grouped) /* every copy in first: the seeds' best order */
         for (int c = 0; c < groups; ++c)
-            copy_bodies(host6, dev7, total, (size_t)group[c].first * n, (size_t)group[c].count * n, 1, group[c].stream);
+            copy_bodies(host6, dev7, total, one_copy, (size_t)group[c].first * n, (size_t)group[c].count * n, 1,
+                        group[c].stream);
     else
-        copy_bodies(host6, dev7, total, 0, total, 1, all.stream);
+        copy_bodies(host6, dev7, total, one_copy, 0, total, 1, all.stream);
     for (uint64_t step = 0; step < run->steps && rc == NB_EXIT_OK; ++step) {
         const int last = step + 1 == run->steps, grouped = ends_grouped && (step == 0 || last);
         if (grouped) {
@@ -324,10 +327,11 @@ int nb_step_run(nb_state *s, const nb_run *run)
         for (int c = groups - 1; c >= 0; --c) { /* largest first: copies one way run in the order queued */
             if (rc != NB_EXIT_OK) /* stopped early: the last step may have run on all.stream */
                 NB_CUDA(cudaStreamWaitEvent(group[c].stream, all.done, 0));
-            copy_bodies(host6, dev7, total, (size_t)group[c].first * n, (size_t)group[c].count * n, 0, group[c].stream);
+            copy_bodies(host6, dev7, total, one_copy, (size_t)group[c].first * n, (size_t)group[c].count * n, 0,
+                        group[c].stream);
         }
     } else {
-        copy_bodies(host6, dev7, total, 0, total, 0, all.stream);
+        copy_bodies(host6, dev7, total, one_copy, 0, total, 0, all.stream);
     }
     NB_CUDA(cudaDeviceSynchronize());
     nb_region_end(run); /* every byte is on the host: the loop is over */
