@@ -23,6 +23,9 @@
 #ifndef TILE /* bodies per shared-memory tile, a multiple of BLOCK: each thread loads TILE / BLOCK of them */
 #define TILE (2 * BLOCK)
 #endif
+#ifndef MIN_BLOCKS /* __launch_bounds__ minimum of resident blocks per SM (0: none): caps the registers */
+#define MIN_BLOCKS 0
+#endif
 static_assert(TILE % BLOCK == 0, "TILE must be a multiple of BLOCK");
 #define BODIES_PER_BLOCK (BLOCK * BODIES_PER_THREAD)
 static const int unroll_factor = UNROLL; /* #pragma unroll takes a constant, not a macro */
@@ -30,7 +33,7 @@ static const int unroll_factor = UNROLL; /* #pragma unroll takes a constant, not
 /* Block (x, y, z): bodies own_first + blockIdx.x*BODIES_PER_BLOCK + b*BLOCK + threadIdx.x
  * (b < BODIES_PER_THREAD, below own_first + own_count) of system y, against the tiles of slice z. Threads past the last body still load tiles and reach
  * every __syncthreads(). */
-__global__ void __launch_bounds__(BLOCK) forces(nbd_soa bodies, float4 *partial, int n, int systems, int own_first,
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) forces(nbd_soa bodies, float4 *partial, int n, int systems, int own_first,
                                                 int own_count, int tiles_per_slice, float eps2)
 {
     /* BEGIN SOLUTION */
