@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # run-all.sh OUT: the second round of exploration in one call on a GPU machine (report/explore/README.md):
 # schedule-bench (timings, checks, ncu warp states and per-instruction stall samples), min-blocks.sh
-# and variants.sh. Leaves in OUT: schedule-*.txt, stalls-by-opcode.txt, min-blocks.csv, model.txt,
-# rank.txt, again.txt, variants.csv.
+# and variants.sh. Leaves OUT/explore.tgz (the device tool brings back a few files only) holding
+# schedule-*.txt, stalls-by-opcode.txt, min-blocks.csv, model.txt, rank.txt, again.txt, variants.csv.
 set -u -o pipefail
 if [ $# -lt 1 ]; then
     echo "usage: report/explore/run-all.sh OUT" >&2
     exit 2
 fi
-out=$1
-mkdir -p "$out" || exit 2
-here=$(dirname "$0")
+mkdir -p "$1" || exit 2
+final=$(cd "$1" && pwd)
+cd "$(dirname "$0")/../.." || exit 2
+here=report/explore
+out=$PWD/build/explore-out
+rm -rf "$out" && mkdir -p "$out" || exit 2
 bench=build/schedule-bench
 mkdir -p build
 nvcc -O3 -std=c++17 -arch=sm_90 -ftz=true -lineinfo -o "$bench" "$here/schedule-bench.cu" || exit 1
@@ -46,3 +49,4 @@ for op, v in sorted(by.items(), key=lambda kv: -kv[1][3]):
 ' | tee "$out/stalls-by-opcode.txt"
 bash "$here/min-blocks.sh" "$out"
 bash "$here/variants.sh" "$out"
+tar czf "$final/explore.tgz" -C "$out" .

@@ -8,9 +8,9 @@ per instruction, and the MUFUs issued within two instructions of another.
 The register-file model: two banks (register number modulo 2), one read per bank per cycle, an operand
 served from the reuse cache (`.reuse` on the same slot of the previous instruction) costs no read.
 An instruction takes at least one cycle, more when its fresh operands need them. It is a model, not the
-hardware: over 72 builds of step06 timed on an H100 its cycles per interaction correlated -0.75 with
-the measured speed (report/explore/README.md). The tag of a build (its file name) must carry -bR-uU-
-(bodies per thread, unroll) for the per-interaction columns.
+hardware: variants.sh uses it to choose which builds to time, and how well it ranks them is in
+report/explore/README.md. A build's tag (its file name) carries -bR-uU- (bodies per thread, unroll)
+for the per-interaction columns; without it the MUFUs of the loop are counted instead.
 """
 import re
 import sys
