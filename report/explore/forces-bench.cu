@@ -5,16 +5,9 @@
 // 3 with (m*inv)*(inv*inv), 1 and 2 the mass folded into the coordinates), each checked against fp64
 // on 512 bodies (a sphere at the origin and one 20 away) and timed with CUDA events; and pipe
 // micro-benchmarks (MUFU.RSQ, FFMA).
-//   nvcc -O3 -std=c++17 -arch=sm_90 -ftz=true -o forces-bench report/explore/forces-bench.cu
+//   nvcc -O3 -std=c++17 -arch=sm_90 -ftz=true -o forces-bench report/explore/forces-bench.cu (bench.h beside it)
 //   ./forces-bench 2 (checks)   ./forces-bench 3 (timings)   ./forces-bench 4 (two launches for ncu)
-#include <cuda_runtime.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <math.h>
-#include <vector>
-#include <algorithm>
-
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(2);} } while (0)
+#include "bench.h"
 
 // ---------------- pipe micro-benchmarks ----------------
 __global__ void mufu_bench(float *out, int iters, unsigned long long *cyc)
@@ -183,35 +176,6 @@ __global__ void __launch_bounds__(B, MINB) forces(const float *__restrict__ x, c
     }
 }
 
-struct Data {
-    int n;
-    float *x, *y, *z, *m;          // device
-    std::vector<float> hx, hy, hz, hm;
-};
-
-static unsigned long long rng_state = 88172645463325252ull;
-static double urand() { rng_state ^= rng_state << 13; rng_state ^= rng_state >> 7; rng_state ^= rng_state << 17; return (rng_state >> 11) * (1.0 / 9007199254740992.0); }
-
-static void make_data(Data &d, int n, double offset, int zero_masses)
-{
-    d.n = n; d.hx.resize(n); d.hy.resize(n); d.hz.resize(n); d.hm.resize(n);
-    for (int i = 0; i < n; ++i) {
-        double a, b, c;
-        do { a = 2 * urand() - 1; b = 2 * urand() - 1; c = 2 * urand() - 1; } while (a * a + b * b + c * c > 1);
-        double r = pow(urand(), 2.0); // concentrated core
-        d.hx[i] = (float)(offset + a * r); d.hy[i] = (float)(b * r); d.hz[i] = (float)(c * r);
-        d.hm[i] = (float)((0.5 + urand()) / n);
-        if (zero_masses && i % 97 == 5) d.hm[i] = 0.0f;
-    }
-    float **p[4] = {&d.x, &d.y, &d.z, &d.m};
-    std::vector<float> *h[4] = {&d.hx, &d.hy, &d.hz, &d.hm};
-    for (int k = 0; k < 4; ++k) {
-        CK(cudaMalloc(p[k], n * 4));
-        CK(cudaMemcpy(*p[k], h[k]->data(), n * 4, cudaMemcpyHostToDevice));
-    }
-}
-static void free_data(Data &d) { cudaFree(d.x); cudaFree(d.y); cudaFree(d.z); cudaFree(d.m); }
-
 template <int B, int R, int U, int MODE, int L = 1, int MINB = 0>
 static double run_variant(const char *label, Data &d, int slices_arg, float eps2, int reps, bool check)
 {
@@ -233,48 +197,8 @@ static double run_variant(const char *label, Data &d, int slices_arg, float eps2
     kern<<<grid, B>>>(d.x, d.y, d.z, d.m, partial, n, tps, eps2);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
-    double maxerr = 0;
-    if (check) {
-        std::vector<float4> hp((size_t)slices * n);
-        CK(cudaMemcpy(hp.data(), partial, hp.size() * sizeof(float4), cudaMemcpyDeviceToHost));
-        const int samples = 512;
-        std::vector<double> ref(3 * samples), got(3 * samples);
-        double rms = 0;
-        for (int s = 0; s < samples; ++s) {
-            int i = (int)((long long)s * n / samples);
-            if (s == samples - 1) i = n - 1;
-            double a[3] = {0, 0, 0};
-            for (int j = 0; j < n; ++j) {
-                double dx = (double)d.hx[j] - d.hx[i], dy = (double)d.hy[j] - d.hy[i], dz = (double)d.hz[j] - d.hz[i];
-                double r2 = dx * dx + dy * dy + dz * dz + eps2;
-                double f = d.hm[j] / (r2 * sqrt(r2));
-                a[0] += f * dx; a[1] += f * dy; a[2] += f * dz;
-            }
-            double g[3] = {0, 0, 0};
-            for (int sl = 0; sl < slices; ++sl) { float4 v = hp[(size_t)sl * n + i]; g[0] += v.x; g[1] += v.y; g[2] += v.z; }
-            for (int k = 0; k < 3; ++k) { ref[3 * s + k] = a[k]; got[3 * s + k] = g[k]; }
-            rms += a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
-        }
-        rms = sqrt(rms / samples);
-        for (int s = 0; s < samples; ++s) {
-            double e2 = 0, r2 = 0;
-            for (int k = 0; k < 3; ++k) { double e = got[3 * s + k] - ref[3 * s + k]; e2 += e * e; r2 += ref[3 * s + k] * ref[3 * s + k]; }
-            double err = sqrt(e2) / std::max(sqrt(r2), 0.1 * rms);
-            if (!(err <= maxerr)) maxerr = err; // NaN sticks
-            if (err != err) { maxerr = NAN; break; }
-        }
-    }
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    std::vector<float> t;
-    for (int r = 0; r < reps; ++r) {
-        cudaEventRecord(a);
-        kern<<<grid, B>>>(d.x, d.y, d.z, d.m, partial, n, tps, eps2);
-        cudaEventRecord(b);
-        CK(cudaEventSynchronize(b));
-        CK(cudaGetLastError());
-        float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
+    const double maxerr = check ? max_error(d, partial, slices, eps2) : 0.0;
+    const std::vector<float> t = time_launches([&] { kern<<<grid, B>>>(d.x, d.y, d.z, d.m, partial, n, tps, eps2); }, reps);
     double med = t[t.size() / 2];
     double gis = (double)n * n / (med * 1e-3) / 1e9;
     printf("%-6s B=%3d R=%d U=%2d mode=%d L=%d minb=%2d n=%7d slices=%3d blocks=%5d per_sm=%2d  %8.1f Gint/s  (min %.1f)  err=%.2e\n",

@@ -8,13 +8,7 @@
 // and timed with CUDA events at N = 131072, with the lab's rule for slices (12 waves).
 //   nvcc -O3 -std=c++17 -arch=sm_90 -ftz=true -lineinfo -o schedule-bench report/explore/schedule-bench.cu
 //   ./schedule-bench 3 (timings)   ./schedule-bench 2 (checks)   ./schedule-bench 5 (three launches for ncu)
-#include <cuda_runtime.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <math.h>
-#include <vector>
-#include <algorithm>
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(2);} } while (0)
+#include "bench.h"
 static int g_sms;
 // MODE 0: m*inv*inv*inv; 3: (m*inv)*(inv*inv) (the lab's form);
 // 1: mass folded into coordinates relative to a centre (cx,cy,cz): tile (s(x-c), s(y-c), s(z-c), s), s=1/sqrt(m), E=eps2/m;
@@ -97,35 +91,6 @@ __global__ void __launch_bounds__(B, MINB) forces(const float *__restrict__ x, c
         if (i < n) partial[(size_t)blockIdx.z * n + i] = make_float4(ax[u], ay[u], az[u], 0.0f);
     }
 }
-struct Data {
-    int n;
-    float *x, *y, *z, *m;          // device
-    std::vector<float> hx, hy, hz, hm;
-};
-
-static unsigned long long rng_state = 88172645463325252ull;
-static double urand() { rng_state ^= rng_state << 13; rng_state ^= rng_state >> 7; rng_state ^= rng_state << 17; return (rng_state >> 11) * (1.0 / 9007199254740992.0); }
-
-static void make_data(Data &d, int n, double offset, int zero_masses)
-{
-    d.n = n; d.hx.resize(n); d.hy.resize(n); d.hz.resize(n); d.hm.resize(n);
-    for (int i = 0; i < n; ++i) {
-        double a, b, c;
-        do { a = 2 * urand() - 1; b = 2 * urand() - 1; c = 2 * urand() - 1; } while (a * a + b * b + c * c > 1);
-        double r = pow(urand(), 2.0); // concentrated core
-        d.hx[i] = (float)(offset + a * r); d.hy[i] = (float)(b * r); d.hz[i] = (float)(c * r);
-        d.hm[i] = (float)((0.5 + urand()) / n);
-        if (zero_masses && i % 97 == 5) d.hm[i] = 0.0f;
-    }
-    float **p[4] = {&d.x, &d.y, &d.z, &d.m};
-    std::vector<float> *h[4] = {&d.hx, &d.hy, &d.hz, &d.hm};
-    for (int k = 0; k < 4; ++k) {
-        CK(cudaMalloc(p[k], n * 4));
-        CK(cudaMemcpy(*p[k], h[k]->data(), n * 4, cudaMemcpyHostToDevice));
-    }
-}
-static void free_data(Data &d) { cudaFree(d.x); cudaFree(d.y); cudaFree(d.z); cudaFree(d.m); }
-
 static double g_cx, g_cy, g_cz;
 static void centre(Data &d)
 {
@@ -155,48 +120,9 @@ static double run_variant(const char *label, Data &d, float eps2, int reps, bool
     kern<<<grid, B>>>(d.x, d.y, d.z, d.m, partial, n, tps, eps2, cx, cy, cz);
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
-    double maxerr = 0;
-    if (check) {
-        std::vector<float4> hp((size_t)slices * n);
-        CK(cudaMemcpy(hp.data(), partial, hp.size() * sizeof(float4), cudaMemcpyDeviceToHost));
-        const int samples = 512;
-        std::vector<double> ref(3 * samples), got(3 * samples);
-        double rms = 0;
-        for (int s = 0; s < samples; ++s) {
-            int i = (int)((long long)s * n / samples);
-            if (s == samples - 1) i = n - 1;
-            double a[3] = {0, 0, 0};
-            for (int j = 0; j < n; ++j) {
-                double dx = (double)d.hx[j] - d.hx[i], dy = (double)d.hy[j] - d.hy[i], dz = (double)d.hz[j] - d.hz[i];
-                double r2 = dx * dx + dy * dy + dz * dz + eps2;
-                double f = d.hm[j] / (r2 * sqrt(r2));
-                a[0] += f * dx; a[1] += f * dy; a[2] += f * dz;
-            }
-            double g[3] = {0, 0, 0};
-            for (int sl = 0; sl < slices; ++sl) { float4 v = hp[(size_t)sl * n + i]; g[0] += v.x; g[1] += v.y; g[2] += v.z; }
-            for (int k = 0; k < 3; ++k) { ref[3 * s + k] = a[k]; got[3 * s + k] = g[k]; }
-            rms += a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
-        }
-        rms = sqrt(rms / samples);
-        for (int s = 0; s < samples; ++s) {
-            double e2 = 0, r2 = 0;
-            for (int k = 0; k < 3; ++k) { double e = got[3 * s + k] - ref[3 * s + k]; e2 += e * e; r2 += ref[3 * s + k] * ref[3 * s + k]; }
-            double err = sqrt(e2) / std::max(sqrt(r2), 0.1 * rms);
-            if (err != err) { maxerr = NAN; break; }
-            if (err > maxerr) maxerr = err;
-        }
-    }
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-    std::vector<float> t;
-    for (int r = 0; r < reps; ++r) {
-        cudaEventRecord(a);
-        kern<<<grid, B>>>(d.x, d.y, d.z, d.m, partial, n, tps, eps2, cx, cy, cz);
-        cudaEventRecord(b);
-        CK(cudaEventSynchronize(b));
-        CK(cudaGetLastError());
-        float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
+    const double maxerr = check ? max_error(d, partial, slices, eps2) : 0.0;
+    const std::vector<float> t =
+        time_launches([&] { kern<<<grid, B>>>(d.x, d.y, d.z, d.m, partial, n, tps, eps2, cx, cy, cz); }, reps);
     double med = t[t.size() / 2];
     double gis = (double)n * n / (med * 1e-3) / 1e9;
     printf("%-7s B=%3d R=%d U=%2d mode=%d T=%5d minb=%2d regs=%3d n=%7d slices=%3d per_sm=%2d  %8.1f Gint/s (best %.1f)  err=%.2e\n",
