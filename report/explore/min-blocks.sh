@@ -4,7 +4,7 @@
 # 0, 8, 9, 10 x TILE 256-2048, and steps 04 and 05 with MIN_BLOCKS 0, 8, 9, 10; validates each
 # (N = 4099, S = 3), times it at N = 131072 and step06 at N = 16384. Leaves OUT/min-blocks.csv.
 set -u -o pipefail
-if [ $# -lt 1 ]; then
+if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
     echo "usage: report/explore/min-blocks.sh OUT" >&2
     exit 2
 fi

@@ -4,7 +4,7 @@
 # and variants.sh. Leaves OUT/explore.tgz (the device tool brings back a few files only) holding
 # schedule-*.txt, stalls-by-opcode.txt, min-blocks.csv, model.txt, rank.txt, again.txt, variants.csv.
 set -u -o pipefail
-if [ $# -lt 1 ]; then
+if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
     echo "usage: report/explore/run-all.sh OUT" >&2
     exit 2
 fi

@@ -83,24 +83,31 @@ def close_mufus(loop):
 
 
 def main(paths):
-    print('cycles/interaction cycles/instruction instructions/interaction close_mufus build')
     rows = []
     for path in paths:
+        try:
+            with open(path) as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            sys.stderr.write('sass-model.py: cannot read %s: %s\n' % (path, e.strerror if isinstance(e, OSError) else e.reason))
+            sys.exit(2)
         tag = re.sub(r'(\.o)?\.sass$', '', path.split('/')[-1])
         m = re.search(r'-b(\d+)-u(\d+)-', tag)
         per = int(m.group(1)) * int(m.group(2)) if m else None
-        for _, body in functions(open(path).read()):
+        for _, body in functions(text):
             loop = inner_loop(instructions(body))
             if not loop:
                 continue
             cycles = read_cycles(loop)
             per = per or sum('MUFU' in t for _, t in loop)
             rows.append((cycles / per, cycles / len(loop), len(loop) / per, close_mufus(loop), tag))
+    print('cycles/interaction cycles/instruction instructions/interaction close_mufus build')
     for row in sorted(rows):
         print('%.4f %.4f %.3f %d %s' % row)
 
 
 if __name__ == '__main__':
-    if len(sys.argv) < 2:
-        sys.exit('usage: sass-model.py FILE.sass...')
+    if len(sys.argv) < 2 or sys.argv[1].startswith('-'):
+        sys.stderr.write('usage: report/explore/sass-model.py FILE.sass... (from cuobjdump --dump-sass)\n')
+        sys.exit(2)
     main(sys.argv[1:])

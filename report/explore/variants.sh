@@ -7,12 +7,15 @@
 # validates (N = 4099, S = 3) and times each at N = 131072; the best 8 again, and at N = 16384.
 # Leaves OUT/model.txt, OUT/rank.txt, OUT/again.txt and OUT/variants.csv. Needs a GPU, nvcc, cuobjdump.
 set -u -o pipefail
-if [ $# -lt 1 ]; then
+if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
     echo "usage: report/explore/variants.sh OUT [TOP]" >&2
     exit 2
 fi
 out=$1
 top=${2:-40}
+case $top in
+'' | *[!0-9]* | 0) echo "variants.sh: TOP must be a whole number of builds, 1 or more (got '$top')" >&2; exit 2 ;;
+esac
 mkdir -p "$out" || exit 2
 cd "$(dirname "$0")/../.." || exit 2
 deps=()
