@@ -9,6 +9,9 @@
 #   block       block.csv: step02 and step03 over --block 32 ... 1024 (in step03 the block is the tile)
 #   unroll      unroll.csv: step04 built with UNROLL 1 ... 32 x BODIES_PER_THREAD 1 ... 8, N = 131072
 #   tile        tile.csv: step04 and step06 built with TILE (bodies per shared-memory tile) 128 ... 2048, N = 131072
+#   min-blocks  min-blocks.csv: MIN_BLOCKS (__launch_bounds__' minimum of resident blocks) 0, 8, 9, 10: step06
+#               x TILE 256 ... 2048, steps 04 and 05 at TILE 256; validated at N = 4099, S = 3, timed at
+#               N = 131072 (10 steps) and step06 also at N = 16384 (50 steps), 5 repeats
 #   float3      float3.csv: step03 with float4 (default) and float3 (-DTILE_FLOAT3) tiles
 #   ftz         ftz.csv: step05 with -ftz=true (its registry flags), without, and with --use_fast_math
 #   streams     streams.csv: step07 at 64 x 8192 and 1 x 131072, with and without snapshots and --no-overlap; step06 (kernel only)
@@ -23,9 +26,9 @@
 # Environment: BUILD (default build), MEASURE_TARGET_S (seconds per timed run, default 0.15),
 # MEASURE_MAX_N (largest N of the GPU throughput sweep, default 1048576), PHYS_STEP (step01_omp).
 set -u -o pipefail
-usage="usage: report/measure.sh OUTDIR [env cpu ladder throughput block unroll tile float3 ftz streams scaling physics kepler]"
+usage="usage: report/measure.sh OUTDIR [env cpu ladder throughput block unroll tile min-blocks float3 ftz streams scaling physics kepler]"
 { [ $# -ge 1 ] && [ "${1#-}" = "$1" ]; } || { echo "$usage" >&2; exit 2; }
-all_phases="env cpu ladder throughput block unroll tile float3 ftz streams scaling physics kepler"
+all_phases="env cpu ladder throughput block unroll tile min-blocks float3 ftz streams scaling physics kepler"
 outdir=$1
 shift
 phases=${*:-$all_phases}
@@ -289,6 +292,19 @@ if has tile; then
         for t in 128 256 512 1024 2048; do variant_list+="tile$t-${st:4:2} $st -DTILE=$t -"$'\n'; done
     done
 fi
+# min-blocks: label mbM-tT-ID (ID the step's in steps.list), in the order the phase times them.
+min_blocks_labels=""
+step_of_label() { awk -v id="${1##*-}" '$1 == id { print $2 }' steps.list; }
+if has min-blocks; then
+    for mb in 0 8 9 10; do
+        for t in 256 512 1024 2048; do min_blocks_labels+=" mb$mb-t$t-06"; done
+        min_blocks_labels+=" mb$mb-t256-04 mb$mb-t256-05"
+    done
+    for label in $min_blocks_labels; do
+        mb=${label#mb}; mb=${mb%%-*}; t=${label#*-t}; t=${t%-*}
+        variant_list+="$label $(step_of_label "$label") -DMIN_BLOCKS=$mb:-DTILE=$t -"$'\n'
+    done
+fi
 has float3 && variant_list+="float3 step03_tiling -DTILE_FLOAT3 -"$'\n'
 if has ftz; then
     if grep -q 'STEP_FLAGS' Makefile; then
@@ -329,6 +345,26 @@ if has tile && gpu_phase tile; then
     done
     end_phase tile.csv
     smi_log tile-end
+fi
+
+if has min-blocks && gpu_phase min-blocks; then
+    begin_phase min-blocks.csv
+    for n in 131072 16384; do
+        for label in $min_blocks_labels; do
+            [ $n = 131072 ] || [ "${label##*-}" = 06 ] || continue
+            exe=$(vbin "$label" "$(step_of_label "$label")")
+            [ -x "$exe" ] || { note "$label: not built, skipped"; continue; }
+            if [ $n = 131072 ] && ! "$exe" -q --validate-only -n 4099 -S 3 --ref-cache "$cache" > /dev/null 2>&1; then
+                note "FAILED: $label does not validate at N=4099 S=3"
+                failures=$((failures + 1))
+            fi
+            k=10
+            [ $n = 16384 ] && k=50
+            run "$partial/min-blocks.csv" min-blocks "$exe" -n "$n" --steps $k --repeat 5
+        done
+    done
+    end_phase min-blocks.csv
+    smi_log min-blocks-end
 fi
 
 if has float3 && gpu_phase float3; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run-all.sh OUT: the second round of exploration in one call on a GPU machine (report/explore/README.md):
-# schedule-bench (timings, checks, ncu warp states and per-instruction stall samples), min-blocks.sh
-# and variants.sh. Leaves OUT/explore.tgz (the device tool brings back a few files only) holding
+# schedule-bench (timings, checks, ncu warp states and per-instruction stall samples), measure.sh's
+# min-blocks phase and variants.sh. Leaves OUT/explore.tgz (the device tool brings back a few files only) holding
 # schedule-*.txt, stalls-by-opcode.txt, min-blocks.csv, model.txt, rank.txt, again.txt, variants.csv.
 set -u -o pipefail
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
@@ -47,6 +47,6 @@ print("%-8s %6s " % ("opcode", "count") + " ".join("%18s" % k for k in keys))
 for op, v in sorted(by.items(), key=lambda kv: -kv[1][3]):
     print("%-8s %6d " % (op, v[0]) + " ".join("%18d" % x for x in v[1:]))
 ' | tee "$out/stalls-by-opcode.txt"
-bash "$here/min-blocks.sh" "$out"
+bash report/measure.sh "$out" min-blocks
 bash "$here/variants.sh" "$out"
 tar czf "$final/explore.tgz" -C "$out" .
