@@ -19,6 +19,7 @@ log=$out/overheads.txt
 csv=$out/overheads.csv
 : > "$log"
 rm -f "$csv"
+mkdir -p build || exit 2
 
 # label and STEP_DEFS (':' for spaces, '-' for none)
 builds="default -
