@@ -6,6 +6,9 @@
 # sass-model.py, links the TOP best (default 40) and the lab's default into the lab's harness, then
 # validates (N = 4099, S = 3) and times each at N = 131072; the best 8 again, and at N = 16384.
 # Leaves OUT/model.txt, OUT/rank.txt, OUT/again.txt and OUT/variants.csv. Needs a GPU, nvcc, cuobjdump.
+# Environment (round 3; the defaults are round 2's): VARIANTS_ORDERS (source orders, e.g. "a c cv"; default all
+# 16), VARIANTS_KNOBS (e.g. "b4-u8-mb0 b6-u2-mb0"), VARIANTS_TILES, VARIANTS_LEVELS (ptxas
+# --register-usage-level values; "-" builds without the option, the default). A level adds -rL to the tag.
 set -u -o pipefail
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
     echo "usage: report/explore/variants.sh OUT [TOP]" >&2
@@ -49,17 +52,27 @@ EOF
 
 flags=$(awk '$2 == "step06_soa" { gsub(",", " ", $5); print $5 }' steps.list)
 [ "$flags" = none ] && flags=
-for src in "$work"/src/*.cu; do
-    v=$(basename "$src" .cu)
-    for knobs in b4-u4-mb0 b4-u8-mb0 b4-u4-mb9 b4-u8-mb9 b6-u2-mb0 b6-u4-mb0 b8-u2-mb0 b8-u2-mb6; do
+orders=${VARIANTS_ORDERS:-$(find "$work/src" -name '*.cu' -printf '%f\n' | sed 's/\.cu$//' | sort)}
+for v in $orders; do
+    src=$work/src/$v.cu
+    [ -f "$src" ] || { echo "variants.sh: no source order '$v' (orders: letters of c d p v in that order, or a)" >&2; exit 2; }
+    for knobs in ${VARIANTS_KNOBS:-b4-u4-mb0 b4-u8-mb0 b4-u4-mb9 b4-u8-mb9 b6-u2-mb0 b6-u4-mb0 b8-u2-mb0 b8-u2-mb6}; do
+        case $knobs in
+        b[0-9]*-u[0-9]*-mb[0-9]*) ;;
+        *) echo "variants.sh: knob set '$knobs' is not bB-uU-mbM" >&2; exit 2 ;;
+        esac
         b=${knobs#b}; b=${b%%-*}; u=${knobs#*-u}; u=${u%%-*}; mb=${knobs##*-mb}
-        for tile in 256 512 1024 2048; do
-            tag=$v-b$b-u$u-mb$mb-t$tile
-            # shellcheck disable=SC2086
-            nvcc -std=c++17 -arch=sm_90 -Icommon -Ibuild/gen -O3 -lineinfo $flags -DBODIES_PER_THREAD="$b" \
-                -DMIN_BLOCKS="$mb" -DUNROLL="$u" -DTILE="$tile" -c "$src" -o "$work/$tag.o" 2> "$work/$tag.log" &&
-                cuobjdump --dump-sass "$work/$tag.o" > "$work/$tag.sass" &
-            while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.1; done
+        for tile in ${VARIANTS_TILES:-256 512 1024 2048}; do
+            for level in ${VARIANTS_LEVELS:--}; do
+                tag=$v-b$b-u$u-mb$mb-t$tile
+                ptxas=()
+                [ "$level" = - ] || { tag=$tag-r$level; ptxas=(-Xptxas "--register-usage-level=$level"); }
+                # shellcheck disable=SC2086
+                nvcc -std=c++17 -arch=sm_90 -Icommon -Ibuild/gen -O3 -lineinfo $flags "${ptxas[@]}" -DBODIES_PER_THREAD="$b" \
+                    -DMIN_BLOCKS="$mb" -DUNROLL="$u" -DTILE="$tile" -c "$src" -o "$work/$tag.o" 2> "$work/$tag.log" &&
+                    cuobjdump --dump-sass "$work/$tag.o" > "$work/$tag.sass" &
+                while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.1; done
+            done
         done
     done
 done
@@ -69,7 +82,11 @@ python3 report/explore/sass-model.py "$work"/*.sass > "$out/model.txt" || exit 1
 
 libs=(build/obj/step06_soa/main.o build/obj/common/device.o build/lib/libnbody.a -Xcompiler -fopenmp -lz -lm -lpthread)
 [ -d .deps/root ] && libs+=(-L"$PWD/.deps/root/usr/lib/x86_64-linux-gnu")
-chosen=$( (sed -n "2,$((top + 1))p" "$out/model.txt" | awk '{ print $NF }'; echo a-b4-u8-mb0-t256) | sort -u)
+chosen=$( (sed -n "2,$((top + 1))p" "$out/model.txt" | awk '{ print $NF }'
+    [ -f "$work/a-b4-u8-mb0-t256.o" ] && echo a-b4-u8-mb0-t256) | sort -u)
+# Builds whose instructions are the same (e.g. two register-usage levels that give one schedule) are timed once.
+chosen=$(for tag in $chosen; do echo "$(grep -E '^ +/\*[0-9a-f]{4}\*/' "$work/$tag.sass" | md5sum | cut -c1-32) $tag"; done |
+    sort -k1,1 -u | awk '{ print $2 }')
 for tag in $chosen; do nvcc -arch=sm_90 -o "$work/$tag" "$work/$tag.o" "${libs[@]}" & done
 wait
 rate() { # the G interactions/s a run prints
