@@ -19,6 +19,14 @@ top=${2:-40}
 case $top in
 '' | *[!0-9]* | 0) echo "variants.sh: TOP must be a whole number of builds, 1 or more (got '$top')" >&2; exit 2 ;;
 esac
+knob_sets=${VARIANTS_KNOBS:-b4-u4-mb0 b4-u8-mb0 b4-u4-mb9 b4-u8-mb9 b6-u2-mb0 b6-u4-mb0 b8-u2-mb0 b8-u2-mb6}
+tiles=${VARIANTS_TILES:-256 512 1024 2048}
+levels=${VARIANTS_LEVELS:--}
+bad() { echo "variants.sh: $1" >&2; exit 2; }
+for v in ${VARIANTS_ORDERS:-a}; do [[ $v =~ ^(a|c?d?p?v?)$ ]] || bad "no source order '$v' (a, or letters of cdpv in that order)"; done
+for k in $knob_sets; do [[ $k =~ ^b[1-9][0-9]*-u[1-9][0-9]*-mb[0-9]+$ ]] || bad "knob set '$k' is not bB-uU-mbM"; done
+for t in $tiles; do [[ $t =~ ^[1-9][0-9]*$ ]] || bad "tile '$t' is not a whole number of bodies, 1 or more"; done
+for l in $levels; do [[ $l =~ ^(-|[0-9]|10)$ ]] || bad "register-usage level '$l' is not 0 ... 10 or -"; done
 mkdir -p "$out" || exit 2
 cd "$(dirname "$0")/../.." || exit 2
 deps=()
@@ -55,15 +63,10 @@ flags=$(awk '$2 == "step06_soa" { gsub(",", " ", $5); print $5 }' steps.list)
 orders=${VARIANTS_ORDERS:-$(find "$work/src" -name '*.cu' -printf '%f\n' | sed 's/\.cu$//' | sort)}
 for v in $orders; do
     src=$work/src/$v.cu
-    [ -f "$src" ] || { echo "variants.sh: no source order '$v' (orders: letters of c d p v in that order, or a)" >&2; exit 2; }
-    for knobs in ${VARIANTS_KNOBS:-b4-u4-mb0 b4-u8-mb0 b4-u4-mb9 b4-u8-mb9 b6-u2-mb0 b6-u4-mb0 b8-u2-mb0 b8-u2-mb6}; do
-        case $knobs in
-        b[0-9]*-u[0-9]*-mb[0-9]*) ;;
-        *) echo "variants.sh: knob set '$knobs' is not bB-uU-mbM" >&2; exit 2 ;;
-        esac
+    for knobs in $knob_sets; do
         b=${knobs#b}; b=${b%%-*}; u=${knobs#*-u}; u=${u%%-*}; mb=${knobs##*-mb}
-        for tile in ${VARIANTS_TILES:-256 512 1024 2048}; do
-            for level in ${VARIANTS_LEVELS:--}; do
+        for tile in $tiles; do
+            for level in $levels; do
                 tag=$v-b$b-u$u-mb$mb-t$tile
                 ptxas=()
                 [ "$level" = - ] || { tag=$tag-r$level; ptxas=(-Xptxas "--register-usage-level=$level"); }

@@ -303,6 +303,7 @@ case_ S10 bad report/measure.sh "measure.sh with an unknown option" --bogus
 case_ S11 bad report/explore/run-all.sh "explore/run-all.sh without a folder"
 case_ S12 bad report/explore/variants.sh "explore/variants.sh with TOP not a number" @folder many
 case_ S13 bad report/explore/sass-model.py "explore/sass-model.py of a missing file" missing.sass
+case_ S14 bad report/explore/overheads.sh "explore/overheads.sh without a folder"
 
 # ---- the table ----------------------------------------------------------------------------------
 {
