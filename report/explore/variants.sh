@@ -8,7 +8,8 @@
 # Leaves OUT/model.txt, OUT/rank.txt, OUT/again.txt and OUT/variants.csv. Needs a GPU, nvcc, cuobjdump.
 # Environment (round 3; the defaults are round 2's): VARIANTS_ORDERS (source orders, e.g. "a c cv"; default all
 # 16), VARIANTS_KNOBS (e.g. "b4-u8-mb0 b6-u2-mb0"), VARIANTS_TILES, VARIANTS_LEVELS (ptxas
-# --register-usage-level values; "-" builds without the option, the default). A level adds -rL to the tag.
+# --register-usage-level values; "-" builds without the option, the default), VARIANTS_BLOCKS (threads per
+# block; "-" is the step's own, the default). A level adds -rL to the tag, a block -kB.
 set -u -o pipefail
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
     echo "usage: report/explore/variants.sh OUT [TOP]" >&2
@@ -22,11 +23,13 @@ esac
 knob_sets=${VARIANTS_KNOBS:-b4-u4-mb0 b4-u8-mb0 b4-u4-mb9 b4-u8-mb9 b6-u2-mb0 b6-u4-mb0 b8-u2-mb0 b8-u2-mb6}
 tiles=${VARIANTS_TILES:-256 512 1024 2048}
 levels=${VARIANTS_LEVELS:--}
+blocks=${VARIANTS_BLOCKS:--}
 bad() { echo "variants.sh: $1" >&2; exit 2; }
 for v in ${VARIANTS_ORDERS:-a}; do [[ $v =~ ^(a|c?d?p?v?)$ ]] || bad "no source order '$v' (a, or letters of cdpv in that order)"; done
 for k in $knob_sets; do [[ $k =~ ^b[1-9][0-9]*-u[1-9][0-9]*-mb[0-9]+$ ]] || bad "knob set '$k' is not bB-uU-mbM"; done
 for t in $tiles; do [[ $t =~ ^[1-9][0-9]*$ ]] || bad "tile '$t' is not a whole number of bodies, 1 or more"; done
 for l in $levels; do [[ $l =~ ^(-|[0-9]|10)$ ]] || bad "register-usage level '$l' is not 0 ... 10 or -"; done
+for k in $blocks; do [[ $k =~ ^(-|[1-9][0-9]*)$ ]] || bad "block '$k' is not a whole number of threads or -"; done
 mkdir -p "$out" || exit 2
 cd "$(dirname "$0")/../.." || exit 2
 deps=()
@@ -67,14 +70,17 @@ for v in $orders; do
         b=${knobs#b}; b=${b%%-*}; u=${knobs#*-u}; u=${u%%-*}; mb=${knobs##*-mb}
         for tile in $tiles; do
             for level in $levels; do
-                tag=$v-b$b-u$u-mb$mb-t$tile
-                ptxas=()
-                [ "$level" = - ] || { tag=$tag-r$level; ptxas=(-Xptxas "--register-usage-level=$level"); }
-                # shellcheck disable=SC2086
-                nvcc -std=c++17 -arch=sm_90 -Icommon -Ibuild/gen -O3 -lineinfo $flags "${ptxas[@]}" -DBODIES_PER_THREAD="$b" \
-                    -DMIN_BLOCKS="$mb" -DUNROLL="$u" -DTILE="$tile" -c "$src" -o "$work/$tag.o" 2> "$work/$tag.log" &&
-                    cuobjdump --dump-sass "$work/$tag.o" > "$work/$tag.sass" &
-                while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.1; done
+                for block in $blocks; do
+                    tag=$v-b$b-u$u-mb$mb-t$tile
+                    extra=()
+                    [ "$level" = - ] || { tag=$tag-r$level; extra+=(-Xptxas "--register-usage-level=$level"); }
+                    [ "$block" = - ] || { tag=$tag-k$block; extra+=(-DBLOCK="$block"); }
+                    # shellcheck disable=SC2086
+                    nvcc -std=c++17 -arch=sm_90 -Icommon -Ibuild/gen -O3 -lineinfo $flags "${extra[@]}" -DBODIES_PER_THREAD="$b" \
+                        -DMIN_BLOCKS="$mb" -DUNROLL="$u" -DTILE="$tile" -c "$src" -o "$work/$tag.o" 2> "$work/$tag.log" &&
+                        cuobjdump --dump-sass "$work/$tag.o" > "$work/$tag.sass" &
+                    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.1; done
+                done
             done
         done
     done
