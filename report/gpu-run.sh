@@ -166,23 +166,9 @@ if has ncu; then
     fi
 fi
 
-# The best step's knobs: unroll factor, bodies per thread and block size of step06 at N = 131072.
+# The best step's knobs: unroll factor, bodies per thread and block size of step06 (measure.sh's tuning phase).
 if has tuning; then
-    variants="u8b4 u128b4 u16b8 u128b8 u32b2 u8b4t256 u16b8t64"
-    for v in $variants; do
-        u=${v#u}; u=${u%%b*}; b=${v#*b}; b=${b%%t*}; t=128
-        case $v in *t*) t=${v##*t} ;; esac
-        make -s BUILD="build/var/$v" BUILD_LABEL="$v" STEP_DEFS="-DUNROLL=$u -DBODIES_PER_THREAD=$b -DBLOCK=$t" \
-            "${deps[@]}" "build/var/$v/bin/step06_soa" > "build/var-$v.log" 2>&1 || echo "variant $v failed to build" &
-    done
-    for pid in $(jobs -p); do wait "$pid"; done
-    for v in $variants; do
-        exe=build/var/$v/bin/step06_soa
-        [ -x "$exe" ] || continue
-        "$exe" -q --validate-only -n 4099 -S 3 --ref-cache "$cache" || echo "FAIL: variant $v at N=4099 S=3"
-        timed tuning "$exe" -n 131072 --steps 10 --repeat 3
-        timed tuning "$exe" -n 16384 --steps 50 --repeat 3
-    done
+    measure tuning
 fi
 
 # How many j-slices: one wave of long blocks against many waves of short ones (NB_SLICES, common/device.h).

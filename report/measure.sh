@@ -12,6 +12,8 @@
 #   min-blocks  min-blocks.csv: MIN_BLOCKS (__launch_bounds__' minimum of resident blocks) 0, 8, 9, 10: step06
 #               x TILE 256 ... 2048, steps 04 and 05 at TILE 256; validated at N = 4099, S = 3, timed at
 #               N = 131072 (10 steps) and step06 also at N = 16384 (50 steps), 5 repeats
+#   tuning      tuning.csv: step06 built with UNROLL x BODIES_PER_THREAD x BLOCK (seven knob sets around the
+#               default), validated at N = 4099, S = 3, timed at N = 131072 and 16384
 #   float3      float3.csv: step03 with float4 (default) and float3 (-DTILE_FLOAT3) tiles
 #   ftz         ftz.csv: step05 with -ftz=true (its registry flags), without, and with --use_fast_math
 #   streams     streams.csv: step07 at 64 x 8192 and 1 x 131072, with and without snapshots and --no-overlap; step06 (kernel only)
@@ -26,9 +28,9 @@
 # Environment: BUILD (default build), MEASURE_TARGET_S (seconds per timed run, default 0.15),
 # MEASURE_MAX_N (largest N of the GPU throughput sweep, default 1048576), PHYS_STEP (step01_omp).
 set -u -o pipefail
-usage="usage: report/measure.sh OUTDIR [env cpu ladder throughput block unroll tile min-blocks float3 ftz streams scaling physics kepler]"
+usage="usage: report/measure.sh OUTDIR [env cpu ladder throughput block unroll tile min-blocks tuning float3 ftz streams scaling physics kepler]"
 { [ $# -ge 1 ] && [ "${1#-}" = "$1" ]; } || { echo "$usage" >&2; exit 2; }
-all_phases="env cpu ladder throughput block unroll tile min-blocks float3 ftz streams scaling physics kepler"
+all_phases="env cpu ladder throughput block unroll tile min-blocks tuning float3 ftz streams scaling physics kepler"
 outdir=$1
 shift
 phases=${*:-$all_phases}
@@ -305,6 +307,15 @@ if has min-blocks; then
         variant_list+="$label $(step_of_label "$label") -DMIN_BLOCKS=$mb:-DTILE=$t -"$'\n'
     done
 fi
+# tuning: label tune-uUbB[tT] (T threads per block, 128 where absent).
+tuning_labels="tune-u8b4 tune-u128b4 tune-u16b8 tune-u128b8 tune-u32b2 tune-u8b4t256 tune-u16b8t64"
+if has tuning; then
+    for label in $tuning_labels; do
+        v=${label#tune-u}; u=${v%%b*}; b=${v#*b}; b=${b%%t*}; t=128
+        case $v in *t*) t=${v##*t} ;; esac
+        variant_list+="$label step06_soa -DUNROLL=$u:-DBODIES_PER_THREAD=$b:-DBLOCK=$t -"$'\n'
+    done
+fi
 has float3 && variant_list+="float3 step03_tiling -DTILE_FLOAT3 -"$'\n'
 if has ftz; then
     if grep -q 'STEP_FLAGS' Makefile; then
@@ -365,6 +376,22 @@ if has min-blocks && gpu_phase min-blocks; then
     done
     end_phase min-blocks.csv
     smi_log min-blocks-end
+fi
+
+if has tuning && gpu_phase tuning; then
+    begin_phase tuning.csv
+    for label in $tuning_labels; do
+        exe=$(vbin "$label" step06_soa)
+        [ -x "$exe" ] || { note "$label: not built, skipped"; continue; }
+        if ! "$exe" -q --validate-only -n 4099 -S 3 --ref-cache "$cache" > /dev/null 2>&1; then
+            note "FAILED: $label does not validate at N=4099 S=3"
+            failures=$((failures + 1))
+        fi
+        run "$partial/tuning.csv" tuning "$exe" -n 131072 --steps 10 --repeat 3
+        run "$partial/tuning.csv" tuning "$exe" -n 16384 --steps 50 --repeat 3
+    done
+    end_phase tuning.csv
+    smi_log tuning-end
 fi
 
 if has float3 && gpu_phase float3; then

@@ -7,8 +7,9 @@ src = file('unroll.csv')
 all = pickany('config.unroll,config.bodies/thread,ginteractions_s', 'tag=unroll', 'kernel_s', src)
 bpts = system(all." | cut -d, -f2 | sort -nu | tr '\\n' ' '")
 set title "{/:Bold step04: unroll factor × bodies per thread}"
-# Without the sweep, report/gpu-run.sh's shorter "tuning" phase (a few builds of a later step), if recorded.
-tun = files('runs.csv')
+# Without the sweep, the shorter "tuning" phase (a few builds of a later step; runs.csv of older
+# gpu-run.sh recordings, tuning.csv of report/measure.sh), if recorded.
+tun = files('runs.csv tuning.csv')
 tsel = 'tag=tuning'
 trows = pickk('build,bodies,ginteractions_s,config.unroll,config.bodies/thread,block,name', tsel, 'kernel_s', 'build,bodies', tun)
 if (words(bpts) == 0 && count(trows) > 0) {

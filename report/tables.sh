@@ -168,9 +168,9 @@ ladder_table() {
 {
     echo
     f=$(find_file unroll.csv)
-    read -r -a runs <<< "$(files runs.csv)"
+    read -r -a runs <<< "$(files runs.csv tuning.csv)"
     if [ -z "$f" ] && [ ${#runs[@]} -gt 0 ] && [ -n "$(pick -v cols=tag -v where=tag=tuning "${runs[@]}")" ]; then
-        none "the step04 sweep (make report PHASES=unroll) is not recorded yet; report/gpu-run.sh's shorter tuning phase is:"
+        none "the step04 sweep (make report PHASES=unroll) is not recorded yet; the shorter tuning phase (PHASES=tuning) is:"
         echo
         echo "| step | UNROLL | bodies per thread | BLOCK | N | G interactions/s |"
         echo "|---|--:|--:|--:|--:|--:|"
