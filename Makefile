@@ -87,12 +87,16 @@ $(BUILD)/obj/common/device.o: common/device.cu common/device.h common/nbody.h co
 	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) -c $< -o $@
 
 # ---- one rule set per step ----------------------------------------------------------------
+# The recipe that compiles the harness's main for a program: $(1) id, $(2) name, $(3) build label. The
+# summary is the registry's, or SUMMARY_$(1) for a program outside it (tests/tests.mk's feature probe).
+compile_main = $(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' \
+  -DNB_STEP_SUMMARY='"$(or $(SUMMARY_$(1)),$(call summary_of,$(1)))"' -DNB_BUILD_LABEL='"$(3)"' -c $< -o $@
+
 # $(1) id, $(2) folder, $(3) lang
 define STEP_RULES
 $(BUILD)/obj/$(2)/main.o: common/main.c $(BUILD)/gen/version.h steps.list | $(BUILD)/.deps-zlib
 	@mkdir -p $$(@D)
-	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) -include version.h -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' \
-	  -DNB_STEP_SUMMARY='"$(call summary_of,$(1))"' -DNB_BUILD_LABEL='"$$(BUILD_LABEL)"' -c $$< -o $$@
+	$$(call compile_main,$(1),$(2),$$(BUILD_LABEL))
 
 ifeq ($(3),c)
 $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.c steps.list | $(BUILD)/.deps-zlib

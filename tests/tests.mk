@@ -79,10 +79,10 @@ test-build: $(TEST_UNIT_PROGS) $(TEST_CPU_PROGS) $(TEST_GPU_PROGS) $(CPU_BINS)  
 
 # A step that declares NB_FEATURE_SNAPSHOTS must get the whole loop from the harness, not chunks.
 FEATURE_PROBE := $(TEST_DIR)/bin/feature_probe
+SUMMARY_99 := a step that writes its own snapshots
 $(TEST_OBJ)/feature_probe/main.o: common/main.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -DNB_STEP_ID='"99"' -DNB_STEP_NAME='"feature_probe"' \
-	  -DNB_STEP_SUMMARY='"a step that writes its own snapshots"' -DNB_BUILD_LABEL='"test"' -c $< -o $@
+	$(call compile_main,99,feature_probe,test)
 
 $(FEATURE_PROBE): $(TEST_OBJ)/feature_probe.o $(TEST_OBJ)/feature_probe/main.o $(BUILD)/obj/common/host.o $(LIBNBODY)
 	@mkdir -p $(@D)
