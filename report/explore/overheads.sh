@@ -5,13 +5,9 @@
 # several slice counts (NB_SLICES), each build with its own. Builds: the default and two knob sets of
 # report/explore/variants.sh. Leaves OUT/overheads.txt and OUT/overheads.csv. Needs a GPU, nvcc and ncu.
 set -u -o pipefail
-if [ $# -ne 1 ] || [ "${1#-}" != "$1" ]; then
-    echo "usage: report/explore/overheads.sh OUT" >&2
-    exit 2
-fi
-mkdir -p "$1" || exit 2
-out=$(cd "$1" && pwd)
-cd "$(dirname "$0")/../.." || exit 2
+# shellcheck source=report/explore/out-arg.sh
+. "$(dirname "$0")/out-arg.sh"
+out=$final
 deps=()
 [ -d .deps/root ] && deps=(DEPS_ROOT="$PWD/.deps/root")
 jobs=$(nproc 2>/dev/null || echo 8)

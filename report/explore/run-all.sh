@@ -4,13 +4,8 @@
 # min-blocks phase and variants.sh. Leaves OUT/explore.tgz (the device tool brings back a few files only) holding
 # schedule-*.txt, stalls-by-opcode.txt, min-blocks.csv, model.txt, rank.txt, again.txt, variants.csv.
 set -u -o pipefail
-if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
-    echo "usage: report/explore/run-all.sh OUT" >&2
-    exit 2
-fi
-mkdir -p "$1" || exit 2
-final=$(cd "$1" && pwd)
-cd "$(dirname "$0")/../.." || exit 2
+# shellcheck source=report/explore/out-arg.sh
+. "$(dirname "$0")/out-arg.sh"
 here=report/explore
 out=$PWD/build/explore-out
 rm -rf "$out" && mkdir -p "$out" || exit 2
