@@ -304,6 +304,7 @@ case_ S11 bad report/explore/run-all.sh "explore/run-all.sh without a folder"
 case_ S12 bad report/explore/variants.sh "explore/variants.sh with TOP not a number" @folder many
 case_ S13 bad report/explore/sass-model.py "explore/sass-model.py of a missing file" missing.sass
 case_ S14 bad report/explore/overheads.sh "explore/overheads.sh without a folder"
+case_ S15 bad report/explore/pairs.sh "explore/pairs.sh with two folders" a b
 
 # ---- the table ----------------------------------------------------------------------------------
 {
