@@ -329,6 +329,12 @@ if [ -n "$variant_list" ] && [ $have_gpu = 1 ]; then
     printf '%s' "$variant_list" | build_variants
 fi
 vbin() { echo "$build/var/$1/bin/$2"; }
+# check_variant LABEL EXE: a compile-time variant must validate (N = 4099, S = 3) before its timings count.
+check_variant() {
+    "$2" -q --validate-only -n 4099 -S 3 --ref-cache "$cache" > /dev/null 2>&1 && return 0
+    note "FAILED: $1 does not validate at N=4099 S=3"
+    failures=$((failures + 1))
+}
 
 if has unroll && gpu_phase unroll; then
     begin_phase unroll.csv
@@ -365,10 +371,7 @@ if has min-blocks && gpu_phase min-blocks; then
             [ $n = 131072 ] || [ "${label##*-}" = 06 ] || continue
             exe=$(vbin "$label" "$(step_of_label "$label")")
             [ -x "$exe" ] || { note "$label: not built, skipped"; continue; }
-            if [ $n = 131072 ] && ! "$exe" -q --validate-only -n 4099 -S 3 --ref-cache "$cache" > /dev/null 2>&1; then
-                note "FAILED: $label does not validate at N=4099 S=3"
-                failures=$((failures + 1))
-            fi
+            [ $n = 131072 ] && check_variant "$label" "$exe"
             k=10
             [ $n = 16384 ] && k=50
             run "$partial/min-blocks.csv" min-blocks "$exe" -n "$n" --steps $k --repeat 5
@@ -383,10 +386,7 @@ if has tuning && gpu_phase tuning; then
     for label in $tuning_labels; do
         exe=$(vbin "$label" step06_soa)
         [ -x "$exe" ] || { note "$label: not built, skipped"; continue; }
-        if ! "$exe" -q --validate-only -n 4099 -S 3 --ref-cache "$cache" > /dev/null 2>&1; then
-            note "FAILED: $label does not validate at N=4099 S=3"
-            failures=$((failures + 1))
-        fi
+        check_variant "$label" "$exe"
         run "$partial/tuning.csv" tuning "$exe" -n 131072 --steps 10 --repeat 3
         run "$partial/tuning.csv" tuning "$exe" -n 16384 --steps 50 --repeat 3
     done
