@@ -50,7 +50,10 @@ STEP_IDS := $(shell awk '$$1 ~ /^[0-9]+$$/ { print $$1 }' steps.list)
 folder_of = $(call registry,$(1),2)
 lang_of = $(call registry,$(1),3)
 flags_of = $(subst $(comma), ,$(filter-out none,$(call registry,$(1),5)))
-summary_of = $(shell awk -v id='$(1)' '$$1 ~ /^[0-9]+$$/ && $$1 == id { $$1 = $$2 = $$3 = $$4 = $$5 = ""; sub(/^ +/, ""); print }' steps.list)
+from_of = $(filter-out -,$(call registry,$(1),6))
+check_of = $(call registry,$(1),7)
+launch_of = $(filter-out -,$(call registry,$(1),8))
+summary_of = $(shell awk -v id='$(1)' '$$1 ~ /^[0-9]+$$/ && $$1 == id { for (k = 1; k <= 8; ++k) $$k = ""; sub(/^ +/, ""); print }' steps.list)
 comma := ,
 CPU_IDS := $(foreach s,$(STEP_IDS),$(if $(filter c,$(call lang_of,$(s))),$(s)))
 GPU_IDS := $(foreach s,$(STEP_IDS),$(if $(filter cu,$(call lang_of,$(s))),$(s)))
@@ -90,7 +93,8 @@ $(BUILD)/obj/common/device.o: common/device.cu common/device.h common/nbody.h co
 # The recipe that compiles the harness's main for a program: $(1) id, $(2) name, $(3) build label. The
 # summary is the registry's, or SUMMARY_$(1) for a program outside it (tests/tests.mk's feature probe).
 compile_main = $(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' \
-  -DNB_STEP_SUMMARY='"$(or $(SUMMARY_$(1)),$(call summary_of,$(1)))"' -DNB_BUILD_LABEL='"$(3)"' -c $< -o $@
+  -DNB_STEP_SUMMARY='"$(or $(SUMMARY_$(1)),$(call summary_of,$(1)))"' -DNB_STEP_CHECK='"$(or $(call check_of,$(1)),exact)"' \
+  -DNB_BUILD_LABEL='"$(3)"' -c $< -o $@
 
 # $(1) id, $(2) folder, $(3) lang
 define STEP_RULES
@@ -147,12 +151,13 @@ ifeq ($(HAVE_NVCC),)
 	@echo "skipping the GPU steps ($(GPU_IDS)): nvcc not found (install the CUDA Toolkit, or NVCC=/path/to/nvcc)"
 endif
 
-diff:                                                ## show a step's change: make diff STEP=04
-	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN (e.g. STEP=04 shows step03 -> step04)"; exit 2; }
+diff:                                                ## show a step's change against the step it grows from: make diff STEP=04
+	@test -n "$(STEP)" || { echo "usage: make diff STEP=NN (e.g. STEP=04 shows step03 -> step04; STEP=09 shows step06 -> step09)"; exit 2; }
 	@cur='$(call folder_of,$(STEP))'; test -n "$$cur" || { echo "make diff: no step $(STEP) in steps.list"; exit 2; }; \
-	prev=$$(awk -v id='$(STEP)' '$$1 ~ /^[0-9]+$$/ { if ($$1 == id) { print p; exit } p = $$2 }' steps.list); \
-	test -n "$$prev" || { echo "make diff: step $(STEP) is the first step, nothing before it"; exit 2; }; \
+	prev='$(call folder_of,$(call from_of,$(STEP)))'; \
+	test -n "$$prev" || { echo "make diff: step $(STEP) grows from no other step (steps.list, column from)"; exit 2; }; \
 	a=$$(ls $$prev/nbody.c* 2>/dev/null | head -n1); b=$$(ls $$cur/nbody.c* 2>/dev/null | head -n1); \
+	test -n "$$b" || { echo "make diff: $$cur has no nbody.c or nbody.cu yet"; exit 2; }; \
 	git diff --no-index --color=auto $$a $$b; test $$? -le 1
 
 clean:                                               ## remove build/ (recorded data in report/data stays)

@@ -360,6 +360,10 @@ static void failure_clause(const char *path, char *out, size_t len)
 typedef struct step {
     char id[16], folder[64], lang[8];
     unsigned gpus;  /* GPUs it needs */
+    char from[16];  /* the step it grows from ("" for none): its "vs prev" compares with that one */
+    char check[16]; /* tolerance class: exact or tree */
+    unsigned ranks; /* launch mpi:R: run through mpirun -np R; 0: run the binary itself */
+    char ranks_text[16];
     int selected;
 } step;
 
@@ -396,14 +400,23 @@ static int read_registry(const char *path, registry *r)
             continue;
         step s;
         memset(&s, 0, sizeof s);
-        char gpus[16];
-        if (sscanf(line, "%15s %63s %7s %15s", s.id, s.folder, s.lang, gpus) != 4 || !is_number(gpus) ||
-            (strcmp(s.lang, "c") && strcmp(s.lang, "cu"))) {
-            nb_error("%s line %zu: expected 'id folder c|cu gpus flags summary'", path, lineno);
+        char gpus[16], flags[256], launch[32];
+        if (sscanf(line, "%15s %63s %7s %15s %255s %15s %15s %31s", s.id, s.folder, s.lang, gpus, flags, s.from,
+                   s.check, launch) != 8 ||
+            !is_number(gpus) || (strcmp(s.lang, "c") && strcmp(s.lang, "cu")) ||
+            (strcmp(s.from, "-") && !is_number(s.from)) || (strcmp(s.check, "exact") && strcmp(s.check, "tree")) ||
+            (strcmp(launch, "-") && (strncmp(launch, "mpi:", 4) || !is_number(launch + 4) ||
+                                     strtoul(launch + 4, NULL, 10) < 1 || strtoul(launch + 4, NULL, 10) > 64))) {
+            nb_error("%s line %zu: expected 'id folder c|cu gpus flags from|- exact|tree -|mpi:R summary'", path,
+                     lineno);
             fclose(f);
             free(r->steps);
             return NB_EXIT_ERROR;
         }
+        if (!strcmp(s.from, "-"))
+            s.from[0] = '\0';
+        s.ranks = strcmp(launch, "-") ? (unsigned)strtoul(launch + 4, NULL, 10) : 0;
+        snprintf(s.ranks_text, sizeof s.ranks_text, "%u", s.ranks);
         s.gpus = (unsigned)strtoul(gpus, NULL, 10);
         if (!strcmp(s.lang, "cu") && s.gpus == 0)
             s.gpus = 1; /* CUDA code needs a GPU, whatever the column says */
@@ -421,6 +434,17 @@ static int read_registry(const char *path, registry *r)
     if (r->count == 0) {
         nb_error("%s lists no steps", path);
         return NB_EXIT_ERROR;
+    }
+    for (size_t k = 0; k < r->count; ++k) { /* a step grows from one listed before it */
+        size_t j = 0;
+        while (j < k && (!r->steps[k].from[0] || strcmp(r->steps[j].id, r->steps[k].from)))
+            ++j;
+        if (r->steps[k].from[0] && j == k) {
+            nb_error("%s: step %s grows from step %s, which is not listed before it", path, r->steps[k].id,
+                     r->steps[k].from);
+            free(r->steps);
+            return NB_EXIT_ERROR;
+        }
     }
     return NB_EXIT_OK;
 }
@@ -565,6 +589,28 @@ static int run_one(char *const argv[], const char *log_path, double timeout, run
     if (spawn(argv, log_path, &j) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
     return reap(&j, 1, timeout, res) == 0 ? NB_EXIT_OK : NB_EXIT_ERROR;
+}
+
+/* A step's command line as the registry launches it: an mpi:R step through `mpirun -np R` (as root only
+ * with --allow-run-as-root, and --oversubscribe only where the machine has fewer cores than ranks). */
+#define MAX_ARGS 64
+static char *const *launch_argv(const step *s, char *const argv[], char *out[MAX_ARGS])
+{
+    if (!s->ranks)
+        return argv;
+    size_t k = 0;
+    out[k++] = "mpirun";
+    out[k++] = "-np";
+    out[k++] = (char *)s->ranks_text;
+    if (geteuid() == 0)
+        out[k++] = "--allow-run-as-root";
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0 && (unsigned long)cores < s->ranks)
+        out[k++] = "--oversubscribe";
+    for (size_t j = 0; argv[j] && k + 1 < MAX_ARGS; ++j)
+        out[k++] = argv[j];
+    out[k] = NULL;
+    return out;
 }
 
 /* "timed out after 900 s", "killed by signal 11 (Segmentation fault)", "exit status 2" */
@@ -925,7 +971,8 @@ static void run_checks(grader *g, outcome *out, const char *logdir, const char *
             char *argv[] = {(char *)bin, "-q", "--validate-only", "--ref-cache", (char *)o->ref_cache, "--csv",
                             sl->csv, "--tag", "grade-check", "-n", n, "-S", s, "--model", (char *)c->model,
                             "--masses", (char *)c->masses, NULL};
-            if (spawn(argv, sl->log, &jobs[k]) != NB_EXIT_OK)
+            char *launched[MAX_ARGS];
+            if (spawn(launch_argv(out->s, argv, launched), sl->log, &jobs[k]) != NB_EXIT_OK)
                 nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
             ++running;
         }
@@ -983,7 +1030,8 @@ static void run_timing(grader *g, outcome *out, const char *logdir, const char *
     progress(g, "  %s %s: timing N=%s S=%s, %s step%s: validation, warm-up, %s repeats", out->s->id, out->name, n,
              s, k, strcmp(k, "1") ? "s" : "", r);
     run_result res;
-    if (run_one(argv, log, o->timeout, &res) != NB_EXIT_OK)
+    char *launched[MAX_ARGS];
+    if (run_one(launch_argv(out->s, argv, launched), log, o->timeout, &res) != NB_EXIT_OK)
         nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
     char *row = NULL, why[600];
     const int passed = judge_run(g, &res, csv, log, &row, &out->worst_acc, &out->worst_state, why, sizeof why);
@@ -1047,6 +1095,10 @@ static void grade_step(grader *g, outcome *out)
             textf(out->reason, sizeof out->reason, "needs %u GPUs, %d here", s->gpus, g->gpus.count);
         }
     }
+    if (out->v != V_SKIP && s->ranks && !have_command("mpirun")) {
+        out->v = V_SKIP;
+        textf(out->reason, sizeof out->reason, "launched by mpirun, which is not here (apt-get install openmpi-bin)");
+    }
     if (out->v == V_SKIP) {
         progress(g, "  %s %s: SKIP, %s", s->id, out->name, out->reason);
         if (g->tty)
@@ -1095,9 +1147,10 @@ static void format_speedup(double x, char *out, size_t len)
     textf(out, len, x < 9.995 ? "%.2fx" : x < 99.95 ? "%.1fx" : "%.0fx", x);
 }
 
+/* "vs prev" compares a step with the one it grows from (steps.list, column from), if that one was timed. */
 static void compute_speedups(outcome *outs, size_t count, const registry *reg)
 {
-    const outcome *base = NULL, *prev = NULL;
+    const outcome *base = NULL;
     for (size_t k = 0; k < count; ++k)
         if (outs[k].s == &reg->steps[0] && outs[k].v == V_PASS && outs[k].timed)
             base = &outs[k];
@@ -1107,11 +1160,11 @@ static void compute_speedups(outcome *outs, size_t count, const registry *reg)
             continue; /* a step that failed gets no speedup figure */
         if (base)
             o->speedup_base = o->gint / base->gint;
-        if (prev) {
-            o->speedup_prev = o->gint / prev->gint;
-            o->prev_id = prev->s->id;
-        }
-        prev = o;
+        for (size_t j = 0; j < count; ++j)
+            if (o->s->from[0] && !strcmp(outs[j].s->id, o->s->from) && outs[j].v == V_PASS && outs[j].timed) {
+                o->speedup_prev = o->gint / outs[j].gint;
+                o->prev_id = outs[j].s->id;
+            }
     }
 }
 
@@ -1120,12 +1173,12 @@ static void print_table(const grader *g, const outcome *outs, size_t count)
     const char *base_id = g->reg.steps[0].id;
     char vs_base[16];
     textf(vs_base, sizeof vs_base, "vs %s", base_id);
-    printf("\n%-4s %-20s %-6s %-9s %-9s %-10s %-7s %-10s %-8s %s\n", "step", "name", "result", "acc err",
-           "state err", "loop time", "spread", "G int/s", vs_base, "vs prev");
+    printf("\n%-4s %-20s %-6s %-5s %-9s %-9s %-10s %-7s %-10s %-8s %s\n", "step", "name", "result", "check",
+           "acc err", "state err", "loop time", "spread", "G int/s", vs_base, "vs prev");
     for (size_t k = 0; k < count; ++k) {
         const outcome *o = &outs[k];
         const char *v = o->v == V_PASS ? "PASS" : o->v == V_FAIL ? "FAIL" : "SKIP";
-        printf("%-4s %-20.20s %-6s ", o->s->id, o->name, v);
+        printf("%-4s %-20.20s %-6s %-5s ", o->s->id, o->name, v, o->s->check);
         if (o->v == V_SKIP) {
             printf("%s\n", o->reason);
             continue;
@@ -1136,7 +1189,7 @@ static void print_table(const grader *g, const outcome *outs, size_t count)
         printf("%-9s %-9s ", acc, st);
         if (o->v == V_FAIL) {
             printf("%s\n", o->reason);
-            printf("%-4s %-20s %-6s see %s\n", "", "", "", o->log);
+            printf("%-4s %-20s %-6s %-5s see %s\n", "", "", "", "", o->log);
             continue;
         }
         if (!o->timed) {

@@ -56,22 +56,23 @@ ladder_table() {
         function num(x) { return (x >= 1000) ? sprintf("%.0f", x) : sprintf("%.3g", x) }
         BEGIN {
             while ((getline l < "steps.list") > 0) if (l ~ /^[0-9]+ /) { split(l, w, " "); id = w[1]; t = l
-                for (k = 1; k <= 5; ++k) sub(/^[^ ]+ +/, "", t); what[id] = t; ids[++nid] = id }
+                for (k = 1; k <= 8; ++k) sub(/^[^ ]+ +/, "", t); what[id] = t; from[id] = w[6]; ids[++nid] = id }
             print "| step | what changes | N | G interactions/s | GFLOP/s | × serial | × previous | valid | device | recording |"
             print "|---|---|--:|--:|--:|--:|--:|:-:|---|---|"
         }
         { row[$1] = $0 }
         END {
             base = ("00" in row) ? (split(row["00"], b, ",") ? b[5] : 0) : 0
-            prev = 0
             for (i = 1; i <= nid; ++i) {
                 id = ids[i]
-                if (!(id in row)) { printf "| %s | %s | | _not measured_ | | | | | | |\n", id, what[id]; prev = 0; continue }
+                if (!(id in row)) { printf "| %s | %s | | _not measured_ | | | | | | |\n", id, what[id]; continue }
                 split(row[id], f, ",")
+                # x previous: against the step it grows from (steps.list, column from), named when not the line above
+                prev = (from[id] in row) ? (split(row[from[id]], p, ",") ? p[5] : 0) : 0
+                vs = (prev > 0) ? num(f[5] / prev) "×" ((i > 1 && ids[i - 1] == from[id]) ? "" : " (vs " from[id] ")") : ""
                 printf "| %s `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", id, f[2], what[id], f[3], num(f[5]), num(f[6]),
-                    (base > 0) ? num(f[5] / base) "×" : "", (prev > 0) ? num(f[5] / prev) "×" : "",
-                    f[7], (f[8] ~ /NVIDIA/) ? f[8] : f[8] " (" f[9] " threads)", f[10]
-                prev = f[5]
+                    (base > 0) ? num(f[5] / base) "×" : "", vs,
+                    f[7], (f[8] ~ /NVIDIA/) ? f[8] : (f[1] == "00" ? f[8] " (1 thread)" : f[8] " (" f[9] " threads)"), f[10]
             }
         }' "$tmp/ladder"
     echo
