@@ -120,6 +120,8 @@ static void usage(FILE *f, const char *step, const char *summary)
             "      --no-overlap        step07: copies and compute one after another, to measure overlap\n"
             "      --decompose HOW     step08: auto (default), systems (whole systems per GPU) or bodies\n"
             "                          (each GPU a slice of every system's bodies; positions exchanged)\n"
+            "      --deterministic     step09: sum the forces in a fixed order (bit-identical runs, slower)\n"
+            "      --theta T           tree steps (step10): opening angle, 0 <= T <= 2 (0 = every cell opened)\n"
             "\n"
             "  -h, --help              this help\n"
             "  -V, --version           version and commit\n"
@@ -130,7 +132,8 @@ static void usage(FILE *f, const char *step, const char *summary)
 
 enum {
     OPT_MODEL = 256, OPT_MASSES, OPT_SEED, OPT_DT, OPT_EPS, OPT_SNAP_EVERY, OPT_SNAP_DIR, OPT_CSV, OPT_TAG,
-    OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP, OPT_DECOMPOSE
+    OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP, OPT_DECOMPOSE,
+    OPT_DETERMINISTIC, OPT_THETA
 };
 
 static int check_tag(const char *tag)
@@ -160,6 +163,7 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
     o->model = NB_MODEL_PLUMMER;
     o->masses = NB_MASSES_EQUAL;
     o->validate = NB_VALIDATE_AUTO;
+    o->theta = -1.0;
 
     static const struct option longopts[] = {
         {"bodies", required_argument, 0, 'n'},       {"systems", required_argument, 0, 'S'},
@@ -178,6 +182,8 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
         {"block", required_argument, 0, OPT_BLOCK},  {"gpus", required_argument, 0, OPT_GPUS},
         {"no-overlap", no_argument, 0, OPT_NO_OVERLAP},
         {"decompose", required_argument, 0, OPT_DECOMPOSE},
+        {"deterministic", no_argument, 0, OPT_DETERMINISTIC},
+        {"theta", required_argument, 0, OPT_THETA},
         {0, 0, 0, 0}};
 
     opterr = 0; /* our own messages, one line each */
@@ -275,6 +281,8 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
             o->gpus = (unsigned)u;
             break;
         case OPT_NO_OVERLAP: o->no_overlap = 1; break;
+        case OPT_DETERMINISTIC: o->deterministic = 1; break;
+        case OPT_THETA: rc = nb_parse_double(optarg, "--theta", 0.0, 2.0, 1, &o->theta); break;
         case OPT_DECOMPOSE:
             if (!strcmp(optarg, "auto"))
                 o->decompose = NB_DECOMPOSE_AUTO;

@@ -28,6 +28,8 @@ typedef struct nb_options {
     unsigned block, gpus;
     int no_overlap, quiet, diagnostics, validate_only;
     int decompose; /* NB_DECOMPOSE_* of nbody.h */
+    double theta;  /* --theta: tree steps' opening angle; < 0 = not given (the step's default) */
+    int deterministic; /* --deterministic: fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
     nb_validate_mode validate;
     int bodies_set, systems_set, model_set, masses_set, seed_set; /* conflicts with --input */
     int dt_set, eps_set;                                          /* else --input's header gives them */

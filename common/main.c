@@ -344,6 +344,14 @@ static int setup(harness *h)
         nb_error("--block, --gpus, --no-overlap and --decompose are for the GPU steps; %s runs on the CPU", NB_STEP_NAME);
         return NB_EXIT_ERROR;
     }
+    if (o->deterministic && !(nb_step_features & NB_FEATURE_DETERMINISTIC)) {
+        nb_error("--deterministic: %s always sums in a fixed order (the option is for step09_newton)", NB_STEP_NAME);
+        return NB_EXIT_ERROR;
+    }
+    if (o->theta >= 0.0 && !(nb_step_features & NB_FEATURE_THETA)) {
+        nb_error("--theta: %s is a direct sum with no opening angle (the option is for tree steps)", NB_STEP_NAME);
+        return NB_EXIT_ERROR;
+    }
     if (o->csv && !o->validate_only && o->steps == 0) {
         nb_error("--csv needs at least one step to time (--steps 0 only validates and writes --output)");
         return NB_EXIT_ERROR;
@@ -409,6 +417,8 @@ static int setup(harness *h)
     h->run.gpus = o->gpus;
     h->run.no_overlap = o->no_overlap;
     h->run.decompose = o->decompose;
+    h->run.deterministic = o->deterministic;
+    h->run.theta = (float)o->theta;
     h->run.info = &h->info;
     return NB_EXIT_OK;
 }

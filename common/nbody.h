@@ -44,6 +44,8 @@ typedef struct nb_run {
     unsigned gpus;           /* GPUs asked for (--gpus), 0 = all visible */
     int no_overlap;          /* --no-overlap: run copies and compute one after another (step07) */
     int decompose;           /* --decompose: NB_DECOMPOSE_AUTO, _SYSTEMS or _BODIES (step08) */
+    int deterministic;       /* --deterministic: a fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
+    float theta;             /* --theta: opening angle (steps with NB_FEATURE_THETA); < 0: the step's default */
     uint64_t snapshot_every; /* steps between trajectory snapshots, 0 = none (only steps that say so) */
     struct nb_snapshot_sink *sink;
     struct nb_clock *clock;  /* NULL: not timed */
@@ -68,6 +70,8 @@ int nb_step_run(nb_state *state, const nb_run *run);
  * The harness keeps state->step and state->time; a step sets them only on the views it emits. */
 #define NB_FEATURE_SNAPSHOTS 1u
 #define NB_FEATURE_MULTI_GPU 2u  /* the step uses --gpus G devices; the others use one */
+#define NB_FEATURE_DETERMINISTIC 4u /* the step takes --deterministic (the others refuse it) */
+#define NB_FEATURE_THETA 8u      /* the step takes --theta (a tree code; the others refuse it) */
 extern const unsigned nb_step_features;
 
 /* Mark the timed region (the time loop, without set-up and copies in and out).
