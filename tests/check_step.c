@@ -283,6 +283,45 @@ START_TEST(calls_continue_each_other)
 }
 END_TEST
 
+/* ---- --deterministic (steps that declare NB_FEATURE_DETERMINISTIC) ------------------------------- */
+
+START_TEST(deterministic_runs_are_identical)
+{
+    /* Two runs from the same state must agree bit for bit, every field of every body, and agree with
+     * the reference like any run (a fixed order that sums the wrong partials fails here too). */
+    const size_t n = 4099, systems = 3;
+    nb_state init, a, b;
+    ck_assert_int_eq(nb_state_alloc(&init, systems, n), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&a, systems, n), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&b, systems, n), NB_EXIT_OK);
+    nb_init(&init, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 11);
+    nb_run_info info;
+    nb_run run = make_run(0.01, &info);
+    run.deterministic = 1;
+    run.steps = NB_CHECK_STEPS;
+    nb_state_copy(&a, &init);
+    nb_state_copy(&b, &init);
+    ck_assert_int_eq(nb_step_run(&a, &run), NB_EXIT_OK);
+    ck_assert_int_eq(nb_step_run(&b, &run), NB_EXIT_OK);
+    for (int k = 0; k < NB_FIELDS; ++k)
+        ck_assert_msg(memcmp(nb_state_field(&a, k), nb_state_field(&b, k), n * systems * sizeof(float)) == 0,
+                      "--deterministic: two runs differ in field %d", k);
+    nb_state64 ref;
+    ck_assert_int_eq(nb_state64_alloc(&ref, systems, n), NB_EXIT_OK);
+    nb_state64_from(&ref, &init);
+    ck_assert_int_eq(nb_ref_run(&ref, NB_CHECK_STEPS, NB_CHECK_DT, 1e-4), NB_EXIT_OK);
+    nb_check check;
+    nb_check_init(&check);
+    ck_assert_int_eq(nb_check_state(&check, &a, &ref), NB_EXIT_OK);
+    ck_assert_msg(nb_check_passed(&check), "--deterministic: positions %.3g, velocities %.3g", check.pos_max,
+                  check.vel_max);
+    nb_state64_free(&ref);
+    nb_state_free(&init);
+    nb_state_free(&a);
+    nb_state_free(&b);
+}
+END_TEST
+
 /* ---- the program --------------------------------------------------------------------------- */
 
 static const char *names[64];
@@ -314,6 +353,8 @@ int main(void)
     TCase *contract = nbt_tcase(suite, "contract", 120);
     add(contract, zero_steps_change_nothing, "zero steps change nothing");
     add(contract, calls_continue_each_other, "calls continue each other");
+    if (nb_step_features & NB_FEATURE_DETERMINISTIC)
+        add(contract, deterministic_runs_are_identical, "--deterministic: identical runs");
 
     if (!gpu)
         return nbt_run(suite, CK_FORK);
