@@ -5,7 +5,9 @@
 # N = 4096 ... 1048576, reads ncu's instruction count and issue rate of the force kernels at N = 131072,
 # and runs step09's Check suite and compute-sanitizer. Leaves OUT/newton.csv (the harness's rows,
 # tag newton-*), OUT/newton-ncu.txt and OUT/newton.log. Needs a GPU; COMMIT names the commit.
-#   NEWTON_SIZES="4096 16384 131072 1048576" NEWTON_DEFS="-DPIECE=8" (a variant build of step09)
+#   NEWTON_SIZES="4096 16384 131072 1048576"; NEWTON_VARIANTS="w2:-DWARPS=2 b4:-DBODIES_PER_LANE=4" (variant
+#   builds of step09, label:STEP_DEFS with commas for spaces, timed next to the default as step09-LABEL);
+#   NEWTON_PHASES="validate deterministic timing ncu tests" (default: all)
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/newton.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "newton.sh: cannot create $1" >&2; exit 2; }
@@ -24,13 +26,26 @@ say "build"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
 make -j"$(nproc)" "${deps[@]}" build/bin/step06_soa build/bin/step09_newton build/tests/bin/check_step09_newton >/dev/null ||
     { echo "newton.sh: build failed"; exit 1; }
-if [ -n "${NEWTON_DEFS:-}" ]; then
-    make -j"$(nproc)" "${deps[@]}" BUILD=build/newton-variant BUILD_LABEL=variant STEP_DEFS="$NEWTON_DEFS" \
-        build/newton-variant/bin/step09_newton >/dev/null || { echo "newton.sh: variant build failed"; exit 1; }
-fi
+variants=()
+for v in ${NEWTON_VARIANTS:-}; do # built side by side, each in its own folder
+    label=${v%%:*} defs=${v#*:}
+    make "${deps[@]}" BUILD="build/newton-$label" BUILD_LABEL="$label" STEP_DEFS="${defs//,/ }" \
+        "build/newton-$label/bin/step09_newton" >/dev/null 2>&1 &
+done
+wait
+for v in ${NEWTON_VARIANTS:-}; do
+    label=${v%%:*}
+    if [ -x "build/newton-$label/bin/step09_newton" ]; then
+        variants+=("step09-$label build/newton-$label/bin/step09_newton")
+    else
+        echo "FAIL variant $v: no build"
+        fails=$((fails + 1))
+    fi
+done
+phase() { case " ${NEWTON_PHASES:-validate deterministic timing ncu tests} " in *" $1 "*) say "$2" ;; *) return 1 ;; esac; }
 cuobjdump --dump-resource-usage build/obj/step09_newton/nbody.o | grep -E 'Function|REG'
 
-say "validation at the grader's sizes"
+if phase validate "validation at the grader's sizes"; then
 for n in 1 2 31 257 1000 4099 16384; do
     for sys in 1 3; do
         for mode in "" "--deterministic"; do
@@ -45,8 +60,9 @@ for n in 1 2 31 257 1000 4099 16384; do
     done
 done
 echo "validation failures: $fails"
+fi
 
-say "--deterministic: two runs, byte-identical snapshots"
+if phase deterministic "--deterministic: two runs, byte-identical snapshots"; then
 for n in 4099 131072; do
     build/bin/step09_newton -q --validate off -n "$n" -S 1 -k 5 -r 1 --deterministic -o build/det-a.nbs &&
         build/bin/step09_newton -q --validate off -n "$n" -S 1 -k 5 -r 1 --deterministic -o build/det-b.nbs &&
@@ -57,8 +73,9 @@ for n in 4099 131072; do
         { cmp -s build/atomic-a.nbs build/atomic-b.nbs && echo "atomic N=$n: identical this time" ||
             echo "atomic N=$n: the snapshots differ (float atomics: the order of the sums depends on scheduling)"; }
 done
+fi
 
-say "timing"
+if phase timing "timing"; then
 steps_for() { # about 0.1 s of step06 per repeat, at least one step
     local n=$1
     echo $(((2000000000000 / 10) / (n * n) > 0 ? (2000000000000 / 10) / (n * n) : 1))
@@ -66,7 +83,7 @@ steps_for() { # about 0.1 s of step06 per repeat, at least one step
 for n in ${NEWTON_SIZES:-4096 16384 131072 1048576}; do
     k=$(steps_for "$n")
     runs=("step06_soa build/bin/step06_soa" "step09 build/bin/step09_newton" "step09-det build/bin/step09_newton --deterministic")
-    [ -n "${NEWTON_DEFS:-}" ] && runs+=("step09-variant build/newton-variant/bin/step09_newton")
+    runs+=("${variants[@]}")
     for r in "${runs[@]}"; do
         read -r label exe args <<< "$r"
         # shellcheck disable=SC2086
@@ -75,19 +92,22 @@ for n in ${NEWTON_SIZES:-4096 16384 131072 1048576}; do
         tail -n 1 "$csv" | awk -F, -v l="$label" '{ printf "%-16s N=%-8s steps=%-5s %8.1f G interactions/s  (%s)\n", l, $8, $9, $20, $33 }'
     done
 done
+fi
 
-say "ncu: instructions per interaction and issue rate at N = 131072 (one step)"
+if phase ncu "ncu: instructions per interaction and issue rate at N = 131072 (one step)"; then
 for exe in build/bin/step06_soa build/bin/step09_newton; do
     ncu --clock-control none --metrics smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
         -k regex:'forces|pairs' --launch-count 1 --launch-skip 1 "$exe" -q --validate off -n 131072 -k 1 -r 1 2>&1 |
         grep -E '^  [a-z]|smsp__|gpu__' | sed "s|^|$(basename "$exe"): |"
 done | tee "$out/newton-ncu.txt"
-awk '/inst_executed/ { gsub(",", "", $NF); printf "%s: %.2f instructions per interaction (N^2 = 131072^2)\n", $1, $NF / (131072 * 131072) }' "$out/newton-ncu.txt" |
+awk '/inst_executed/ { gsub(",", "", $NF); printf "%s %.2f thread instructions per interaction (32 x warp instructions / 131072^2)\n", $1, 32 * $NF / (131072 * 131072) }' "$out/newton-ncu.txt" |
     tee -a "$out/newton-ncu.txt"
+fi
 
-say "make test-gpu for step09 and compute-sanitizer"
+if phase tests "make test-gpu for step09 and compute-sanitizer"; then
 make "${deps[@]}" TEST_STEPS=09 test-gpu 2>&1 | tail -n 3 || fails=$((fails + 1))
 bash tests/compute-sanitizer.sh --sizes "1000 4099 1000x300" --timeout 300 build/sanitizer step09_newton || fails=$((fails + 1))
+fi
 
 say "done: $fails failure(s)"
 [ "$fails" = 0 ]

@@ -32,7 +32,9 @@
 #define GROUP (BLOCK * BODIES_PER_LANE) /* i-bodies per work item */
 #define CHUNK 32                       /* j-bodies per chunk: one per lane */
 #define FULL_MASK 0xffffffffu
-#define ITEM_WAVES 4 /* waves of resident blocks the items should make (many short items, a short tail) */
+#ifndef ITEM_WAVES /* waves of resident blocks the items should make (many short items, a short tail) */
+#define ITEM_WAVES 4
+#endif
 static_assert(GROUP % CHUNK == 0, "a group is whole chunks");
 static const int unroll_factor = UNROLL; /* #pragma unroll takes a constant, not a macro */
 
