@@ -26,13 +26,14 @@ say "build"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
 make -j"$(nproc)" "${deps[@]}" build/bin/step06_soa build/bin/step09_newton build/tests/bin/check_step09_newton >/dev/null ||
     { echo "newton.sh: build failed"; exit 1; }
-variants=()
+variants=() pids=()
 for v in ${NEWTON_VARIANTS:-}; do # built side by side, each in its own folder
     label=${v%%:*} defs=${v#*:}
     make "${deps[@]}" BUILD="build/newton-$label" BUILD_LABEL="$label" STEP_DEFS="${defs//,/ }" \
         "build/newton-$label/bin/step09_newton" >/dev/null 2>&1 &
+    pids+=($!)
 done
-wait
+for p in "${pids[@]}"; do wait "$p"; done # not a bare wait: it would wait for the tee of the log too
 for v in ${NEWTON_VARIANTS:-}; do
     label=${v%%:*}
     if [ -x "build/newton-$label/bin/step09_newton" ]; then
