@@ -33,8 +33,12 @@
 #define CHUNK 32                       /* j-bodies per chunk: one per lane */
 #define FULL_MASK 0xffffffffu
 #ifndef ITEM_WAVES /* waves of resident blocks the items should make (many short items, a short tail) */
-#define ITEM_WAVES 4
+#define ITEM_WAVES 16
 #endif
+#ifndef MIN_PIECE /* shortest run while the items still fill a wave: a 1-chunk item is mostly set-up and atomics */
+#define MIN_PIECE 3
+#endif
+#define MAX_PIECE 32
 static_assert(GROUP % CHUNK == 0, "a group is whole chunks");
 static const int unroll_factor = UNROLL; /* #pragma unroll takes a constant, not a macro */
 
@@ -217,18 +221,22 @@ static int system_items(int n, int piece, work_item *out, int *group_first, int 
     return count;
 }
 
-/* The run length that gives ITEM_WAVES waves of resident blocks, between 1 and 64 chunks. */
+/* The run length that gives ITEM_WAVES waves of resident blocks (a short tail), but no shorter than
+ * MIN_PIECE chunks while that still leaves a wave of items (report/data/h100-2026-11-23/newton-tuning.csv). */
 static int choose_piece(int n, int systems)
 {
     if (PIECE > 0)
         return PIECE;
     const int chunks = (n + CHUNK - 1) / CHUNK, groups = (n + GROUP - 1) / GROUP;
-    double units = 0.0; /* chunk-visits of one system */
+    double units = 0.0; /* chunk-visits of all systems */
     for (int g = 0; g < groups; ++g)
         units += chunks - g * (GROUP / CHUNK);
-    const double want = ITEM_WAVES * (double)nbd_resident((const void *)pairs, BLOCK, 0);
-    const double piece = units * systems / want;
-    return piece < 1.0 ? 1 : piece > 64.0 ? 64 : (int)piece;
+    units *= systems;
+    const double resident = (double)nbd_resident((const void *)pairs, BLOCK, 0);
+    double piece = units / (ITEM_WAVES * resident);
+    const double floor_piece = units / resident < MIN_PIECE ? units / resident : MIN_PIECE;
+    piece = piece < floor_piece ? floor_piece : piece;
+    return piece < 1.0 ? 1 : piece > MAX_PIECE ? MAX_PIECE : (int)piece;
 }
 
 extern "C" const unsigned nb_step_features = NB_FEATURE_DETERMINISTIC;
