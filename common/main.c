@@ -34,6 +34,9 @@
 #ifndef NB_STEP_SUMMARY
 #define NB_STEP_SUMMARY ""
 #endif
+#ifndef NB_STEP_CHECK /* the step's tolerance class (steps.list): exact, or tree (an approximation) */
+#define NB_STEP_CHECK "exact"
+#endif
 #ifndef NB_BUILD_LABEL
 #define NB_BUILD_LABEL "default"
 #endif
@@ -47,6 +50,8 @@
 #define NB_STATE_CHECK_PAIRS ((uint64_t)1 << 33)
 /* ... and otherwise this many bodies, spread over the systems (first and last of each included). */
 #define NB_SAMPLE_BODIES 4096
+/* A tree step is also checked at theta = 0 (every pair, exact limits) while S*N^2 is at most this. */
+#define NB_TREE_EXACT_PAIRS ((uint64_t)1 << 34)
 /* eps = 0 is carried as this eps^2 in float32, so the j = i term stays 0 * finite (see README). */
 #define NB_EPS2_FLOOR 1e-24f
 
@@ -177,7 +182,8 @@ static size_t *sample_bodies(const nb_state *s, uint64_t seed, size_t *count)
     return index;
 }
 
-static int validate(harness *h, nb_check *check)
+/* The check of one run template: `theta` > 0 holds it to the tree class's limits at that angle. */
+static int validate_run(harness *h, const nb_run *run, double theta, nb_check *check)
 {
     const nb_state *init = &h->initial;
     const size_t total = nb_state_count(init);
@@ -186,6 +192,7 @@ static int validate(harness *h, nb_check *check)
     const int with_state = mode == NB_VALIDATE_FULL ||
                            (mode == NB_VALIDATE_AUTO && pairs_of(init, NB_CHECK_STEPS) <= NB_STATE_CHECK_PAIRS);
     nb_check_init(check);
+    check->theta = theta;
 
     /* What the reference says. */
     size_t count = total, *index = NULL;
@@ -214,7 +221,7 @@ static int validate(harness *h, nb_check *check)
     int rc = nb_state_alloc(&trial, init->systems, init->bodies);
     if (rc == NB_EXIT_OK) {
         nb_progress("validating: one force evaluation");
-        rc = nb_trial_accel(nb_step_run, &h->run, init, &trial);
+        rc = nb_trial_accel(nb_step_run, run, init, &trial);
     }
     if (rc == NB_EXIT_OK) {
         if (full)
@@ -233,7 +240,7 @@ static int validate(harness *h, nb_check *check)
         rc = reference_state(h, NB_CHECK_STEPS, dt, &ref_state);
         if (rc == NB_EXIT_OK) {
             nb_progress("validating: state after a few steps");
-            rc = nb_trial_state(nb_step_run, &h->run, init, (float)dt, &trial);
+            rc = nb_trial_state(nb_step_run, run, init, (float)dt, &trial);
             if (rc == NB_EXIT_OK)
                 rc = nb_check_state(check, &trial, &ref_state);
             nb_state64_free(&ref_state);
@@ -243,6 +250,26 @@ static int validate(harness *h, nb_check *check)
         nb_state_free(&trial);
     nb_progress_done();
     return rc;
+}
+
+/* An exact step: one check. A tree step at theta > 0: first the exact sum at theta = 0 (where
+ * affordable), then the approximation at its theta against the tree class's limits. */
+static int validate(harness *h, nb_check *check)
+{
+    const int tree = !strcmp(NB_STEP_CHECK, "tree") && h->run.theta > 0.0f;
+    if (!tree)
+        return validate_run(h, &h->run, 0.0, check);
+    if (pairs_of(&h->initial, 1) <= NB_TREE_EXACT_PAIRS) {
+        nb_run exact = h->run;
+        exact.theta = 0.0f;
+        const int rc = validate_run(h, &exact, 0.0, check);
+        if (rc != NB_EXIT_OK || !nb_check_passed(check)) {
+            if (!h->o.quiet)
+                printf("%s at --theta 0 (every cell opened: the direct sum, exact limits):\n", NB_STEP_NAME);
+            return rc;
+        }
+    }
+    return validate_run(h, &h->run, h->run.theta, check);
 }
 
 /* ---- the timed runs ------------------------------------------------------------------- */
@@ -418,7 +445,7 @@ static int setup(harness *h)
     h->run.no_overlap = o->no_overlap;
     h->run.decompose = o->decompose;
     h->run.deterministic = o->deterministic;
-    h->run.theta = (float)o->theta;
+    h->run.theta = o->theta >= 0.0 ? (float)o->theta : NB_THETA_DEFAULT;
     h->run.info = &h->info;
     return NB_EXIT_OK;
 }

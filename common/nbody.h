@@ -45,7 +45,7 @@ typedef struct nb_run {
     int no_overlap;          /* --no-overlap: run copies and compute one after another (step07) */
     int decompose;           /* --decompose: NB_DECOMPOSE_AUTO, _SYSTEMS or _BODIES (step08) */
     int deterministic;       /* --deterministic: a fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
-    float theta;             /* --theta: opening angle (steps with NB_FEATURE_THETA); < 0: the step's default */
+    float theta;             /* --theta: opening angle (steps with NB_FEATURE_THETA; NB_THETA_DEFAULT if not given) */
     uint64_t snapshot_every; /* steps between trajectory snapshots, 0 = none (only steps that say so) */
     struct nb_snapshot_sink *sink;
     struct nb_clock *clock;  /* NULL: not timed */
@@ -72,6 +72,7 @@ int nb_step_run(nb_state *state, const nb_run *run);
 #define NB_FEATURE_MULTI_GPU 2u  /* the step uses --gpus G devices; the others use one */
 #define NB_FEATURE_DETERMINISTIC 4u /* the step takes --deterministic (the others refuse it) */
 #define NB_FEATURE_THETA 8u      /* the step takes --theta (a tree code; the others refuse it) */
+#define NB_THETA_DEFAULT 0.5f    /* the opening angle of tree steps when --theta is not given */
 extern const unsigned nb_step_features;
 
 /* Mark the timed region (the time loop, without set-up and copies in and out).

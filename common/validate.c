@@ -7,7 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-void nb_check_init(nb_check *c) { memset(c, 0, sizeof *c); }
+void nb_check_init(nb_check *c)
+{
+    memset(c, 0, sizeof *c);
+    c->tol_state = NB_TOL_STATE;
+}
+
+void nb_check_tree_limits(nb_check *c, double theta)
+{
+    const double scale = theta > 0.5 ? (theta / 0.5) * (theta / 0.5) : 1.0; /* monopole error ~ theta^2 */
+    c->theta = theta;
+    c->tol_rms = NB_TOL_TREE_RMS * scale;
+    c->tol_max = NB_TOL_TREE_MAX * scale;
+    c->tol_state = NB_TOL_TREE_STATE * scale;
+}
 
 static double growth(size_t bodies) { return bodies > 16384 ? sqrt((double)bodies / 16384.0) : 1.0; }
 double nb_tol_acc_max(size_t bodies) { return NB_TOL_ACC_MAX * growth(bodies); }
@@ -89,8 +102,12 @@ int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, c
     }
     c->acc_rms = count ? sqrt(sum2 / (double)count) : 0.0;
     c->compared = count;
-    c->tol_max = nb_tol_acc_max(n);
-    c->tol_rms = nb_tol_acc_rms(n);
+    if (c->theta > 0.0) {
+        nb_check_tree_limits(c, c->theta);
+    } else {
+        c->tol_max = nb_tol_acc_max(n);
+        c->tol_rms = nb_tol_acc_rms(n);
+    }
     c->acc_done = 1;
     scan_finite(c, after);
     free(floor_of);
@@ -190,7 +207,7 @@ int nb_check_passed(const nb_check *c)
     if (c->acc_done && (!(c->acc_max <= c->tol_max) || !(c->acc_rms <= c->tol_rms) ||
                         !(c->order_max <= NB_TOL_ORDER)))
         return 0;
-    if (c->state_done && (!(c->pos_max <= NB_TOL_STATE) || !(c->vel_max <= NB_TOL_STATE)))
+    if (c->state_done && (!(c->pos_max <= c->tol_state) || !(c->vel_max <= c->tol_state)))
         return 0;
     return 1;
 }
@@ -205,6 +222,8 @@ static void body_line(FILE *f, const char *what, size_t body, size_t bodies, con
 
 void nb_check_print(FILE *f, const nb_check *c, size_t bodies)
 {
+    if (c->theta > 0.0)
+        fprintf(f, "  tolerance class tree at theta = %g (an approximation: common/README.md, Tree codes)\n", c->theta);
     if (c->acc_done) {
         fprintf(f, "  acceleration (%zu bodies): rms %.2e (tol %.1e) %s, max %.2e (tol %.1e) %s; kick-then-drift %.2e (tol %.0e) %s\n",
                 c->compared, c->acc_rms, c->tol_rms, verdict(c->acc_rms, c->tol_rms), c->acc_max, c->tol_max,
@@ -217,11 +236,11 @@ void nb_check_print(FILE *f, const nb_check *c, size_t bodies)
     }
     if (c->state_done) {
         fprintf(f, "  state after %d steps: positions %.2e %s, velocities %.2e %s (tol %.0e of the system's scale)\n",
-                NB_CHECK_STEPS, c->pos_max, verdict(c->pos_max, NB_TOL_STATE), c->vel_max,
-                verdict(c->vel_max, NB_TOL_STATE), NB_TOL_STATE);
-        if (!(c->pos_max <= NB_TOL_STATE))
+                NB_CHECK_STEPS, c->pos_max, verdict(c->pos_max, c->tol_state), c->vel_max,
+                verdict(c->vel_max, c->tol_state), c->tol_state);
+        if (!(c->pos_max <= c->tol_state))
             body_line(f, "position", c->pos_worst, bodies, c->pos_got, c->pos_want);
-        if (!(c->vel_max <= NB_TOL_STATE))
+        if (!(c->vel_max <= c->tol_state))
             body_line(f, "velocity", c->vel_worst, bodies, c->vel_got, c->vel_want);
     }
     if (c->nonfinite)

@@ -26,11 +26,22 @@ extern "C" {
 double nb_tol_acc_max(size_t bodies);
 double nb_tol_acc_rms(size_t bodies);
 
+/* The tolerance class `tree` (steps.list): an approximation with opening angle theta > 0 is held to its
+ * own limits, calibrated in common/README.md ("Tree codes"): the rms and the worst body's relative
+ * acceleration error (same normalisation as above), and the state after NB_CHECK_STEPS steps. At
+ * theta = 0 a tree step sums every pair and is held to the exact limits above. */
+#define NB_TOL_TREE_RMS 1e-3     /* rms relative acceleration error at theta = 0.5 ... */
+#define NB_TOL_TREE_MAX 3e-2     /* ... the worst body's; both scale as theta^2 above 0.5 */
+#define NB_TOL_TREE_STATE 1e-3   /* positions and velocities after NB_CHECK_STEPS steps, theta <= 0.5 */
+
+
 typedef struct nb_check {
     /* Accelerations: one step from rest with dt = 1 gives v = a and x = x0 + a. */
     int acc_done;
     size_t compared;            /* bodies compared (all, or a sample at large N) */
-    double tol_max, tol_rms;    /* nb_tol_acc_max/rms of this N */
+    double tol_max, tol_rms;    /* nb_tol_acc_max/rms of this N (or the tree class's) */
+    double tol_state;           /* NB_TOL_STATE (or the tree class's) */
+    double theta;               /* > 0: held to the tree class's limits at this opening angle */
     double acc_rms, acc_max;
     size_t acc_worst;
     double acc_got[3], acc_want[3];
@@ -47,6 +58,8 @@ typedef struct nb_check {
 } nb_check;
 
 void nb_check_init(nb_check *c);
+/* Hold `c` to the tree class's limits at `theta` > 0 (nb_check_accel does it when c->theta > 0). */
+void nb_check_tree_limits(nb_check *c, double theta);
 
 /* `before`: the initial state; `after`: the step's state after one step from rest with dt = 1;
  * ax/ay/az[k]: reference acceleration of body index[k] (all bodies in order if index is NULL).
