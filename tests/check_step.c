@@ -322,6 +322,81 @@ START_TEST(deterministic_runs_are_identical)
 }
 END_TEST
 
+/* ---- tree steps (NB_FEATURE_THETA): the approximation and hard inputs --------------------------- */
+
+/* One force evaluation at `theta` of `init` against fp64, held to the tree class's limits (theta > 0)
+ * or the exact ones (theta = 0). */
+static void tree_check(const nb_state *init, float theta, const char *what)
+{
+    const size_t total = nb_state_count(init);
+    nb_state trial;
+    ck_assert_int_eq(nb_state_alloc(&trial, init->systems, init->bodies), NB_EXIT_OK);
+    nb_run_info info;
+    nb_run run = make_run(0.01, &info);
+    run.theta = theta;
+    nb_state64 ref;
+    ck_assert_int_eq(nb_state64_alloc(&ref, init->systems, init->bodies), NB_EXIT_OK);
+    nb_state64_from(&ref, init);
+    double *acc = malloc(3 * total * sizeof(double));
+    ck_assert_ptr_nonnull(acc);
+    nb_ref_accel(&ref, 1e-4, NULL, 0, acc, acc + total, acc + 2 * total);
+    nb_check check;
+    nb_check_init(&check);
+    check.theta = theta;
+    ck_assert_msg(nb_trial_accel(nb_step_run, &run, init, &trial) == NB_EXIT_OK, "%s: the step failed", what);
+    ck_assert_int_eq(nb_check_accel(&check, init, &trial, NULL, 0, acc, acc + total, acc + 2 * total), NB_EXIT_OK);
+    printf("%s %s theta=%g: acc rms %.2e (tol %.1e) max %.2e (tol %.1e)\n", NB_STEP_NAME, what, theta, check.acc_rms,
+           check.tol_rms, check.acc_max, check.tol_max);
+    ck_assert_msg(nb_check_passed(&check), "%s at theta %g: acc rms %.3g max %.3g%s", what, theta, check.acc_rms,
+                  check.acc_max, check.nonfinite ? ", non-finite" : "");
+    free(acc);
+    nb_state64_free(&ref);
+    nb_state_free(&trial);
+}
+
+START_TEST(tree_within_its_limits)
+{
+    nb_state s;
+    ck_assert_int_eq(nb_state_alloc(&s, 2, 16384), NB_EXIT_OK);
+    nb_init(&s, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 5);
+    tree_check(&s, 0.5f, "Plummer N=16384 S=2");
+    tree_check(&s, 0.3f, "Plummer N=16384 S=2");
+    nb_state_free(&s);
+}
+END_TEST
+
+START_TEST(tree_hard_inputs)
+{
+    nb_state s;
+    /* All bodies at one place: every pair at distance 0, the softened force 0; a tree of equal keys. */
+    ck_assert_int_eq(nb_state_alloc(&s, 1, 1000), NB_EXIT_OK);
+    nb_init(&s, NB_MODEL_UNIFORM, NB_MASSES_RANDOM, 3);
+    for (size_t i = 0; i < 1000; ++i)
+        s.x[i] = s.y[i] = s.z[i] = 0.25f;
+    tree_check(&s, 0.0f, "1000 bodies at one point");
+    tree_check(&s, 0.5f, "1000 bodies at one point");
+    nb_state_free(&s);
+    /* One body far from the rest: the others crowd into a few cells of the bounding cube, a deep tree. */
+    ck_assert_int_eq(nb_state_alloc(&s, 1, 4099), NB_EXIT_OK);
+    nb_init(&s, NB_MODEL_PLUMMER, NB_MASSES_EQUAL, 4);
+    s.x[0] = s.y[0] = s.z[0] = 1e5f;
+    tree_check(&s, 0.0f, "Plummer N=4099, one body at 1e5");
+    tree_check(&s, 0.5f, "Plummer N=4099, one body at 1e5");
+    nb_state_free(&s);
+    /* Many coincident pairs inside a normal cluster. */
+    ck_assert_int_eq(nb_state_alloc(&s, 1, 4099), NB_EXIT_OK);
+    nb_init(&s, NB_MODEL_PLUMMER, NB_MASSES_EQUAL, 6);
+    for (size_t i = 1; i < 4099; i += 2) {
+        s.x[i] = s.x[i - 1];
+        s.y[i] = s.y[i - 1];
+        s.z[i] = s.z[i - 1];
+    }
+    tree_check(&s, 0.0f, "Plummer N=4099 in coincident pairs");
+    tree_check(&s, 0.5f, "Plummer N=4099 in coincident pairs");
+    nb_state_free(&s);
+}
+END_TEST
+
 /* ---- the program --------------------------------------------------------------------------- */
 
 static const char *names[64];
@@ -353,6 +428,11 @@ int main(void)
     TCase *contract = nbt_tcase(suite, "contract", 120);
     add(contract, zero_steps_change_nothing, "zero steps change nothing");
     add(contract, calls_continue_each_other, "calls continue each other");
+    if (nb_step_features & NB_FEATURE_THETA) {
+        TCase *tree = nbt_tcase(suite, "tree", 300);
+        add(tree, tree_within_its_limits, "theta 0.5 and 0.3 within the tree class's limits");
+        add(tree, tree_hard_inputs, "one point, a far body, coincident pairs");
+    }
     if (nb_step_features & NB_FEATURE_DETERMINISTIC)
         add(contract, deterministic_runs_are_identical, "--deterministic: identical runs");
 
