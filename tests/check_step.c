@@ -359,8 +359,10 @@ START_TEST(tree_within_its_limits)
     nb_state s;
     ck_assert_int_eq(nb_state_alloc(&s, 2, 16384), NB_EXIT_OK);
     nb_init(&s, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 5);
-    tree_check(&s, 0.5f, "Plummer N=16384 S=2");
-    tree_check(&s, 0.3f, "Plummer N=16384 S=2");
+    tree_check(&s, NB_THETA_DEFAULT, "Plummer N=16384 S=2");
+    tree_check(&s, 0.7f, "Plummer N=16384 S=2");
+    nb_init(&s, NB_MODEL_UNIFORM, NB_MASSES_RANDOM, 5);
+    tree_check(&s, NB_THETA_DEFAULT, "uniform N=16384 S=2");
     nb_state_free(&s);
 }
 END_TEST
@@ -374,14 +376,14 @@ START_TEST(tree_hard_inputs)
     for (size_t i = 0; i < 1000; ++i)
         s.x[i] = s.y[i] = s.z[i] = 0.25f;
     tree_check(&s, 0.0f, "1000 bodies at one point");
-    tree_check(&s, 0.5f, "1000 bodies at one point");
+    tree_check(&s, NB_THETA_DEFAULT, "1000 bodies at one point");
     nb_state_free(&s);
     /* One body far from the rest: the others crowd into a few cells of the bounding cube, a deep tree. */
     ck_assert_int_eq(nb_state_alloc(&s, 1, 4099), NB_EXIT_OK);
     nb_init(&s, NB_MODEL_PLUMMER, NB_MASSES_EQUAL, 4);
     s.x[0] = s.y[0] = s.z[0] = 1e5f;
     tree_check(&s, 0.0f, "Plummer N=4099, one body at 1e5");
-    tree_check(&s, 0.5f, "Plummer N=4099, one body at 1e5");
+    tree_check(&s, NB_THETA_DEFAULT, "Plummer N=4099, one body at 1e5");
     nb_state_free(&s);
     /* Many coincident pairs inside a normal cluster. */
     ck_assert_int_eq(nb_state_alloc(&s, 1, 4099), NB_EXIT_OK);
@@ -392,7 +394,7 @@ START_TEST(tree_hard_inputs)
         s.z[i] = s.z[i - 1];
     }
     tree_check(&s, 0.0f, "Plummer N=4099 in coincident pairs");
-    tree_check(&s, 0.5f, "Plummer N=4099 in coincident pairs");
+    tree_check(&s, NB_THETA_DEFAULT, "Plummer N=4099 in coincident pairs");
     nb_state_free(&s);
 }
 END_TEST
@@ -430,7 +432,7 @@ int main(void)
     add(contract, calls_continue_each_other, "calls continue each other");
     if (nb_step_features & NB_FEATURE_THETA) {
         TCase *tree = nbt_tcase(suite, "tree", 300);
-        add(tree, tree_within_its_limits, "theta 0.5 and 0.3 within the tree class's limits");
+        add(tree, tree_within_its_limits, "the default theta and 0.7 within the tree class's limits");
         add(tree, tree_hard_inputs, "one point, a far body, coincident pairs");
     }
     if (nb_step_features & NB_FEATURE_DETERMINISTIC)
