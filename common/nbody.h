@@ -72,7 +72,7 @@ int nb_step_run(nb_state *state, const nb_run *run);
 #define NB_FEATURE_MULTI_GPU 2u  /* the step uses --gpus G devices; the others use one */
 #define NB_FEATURE_DETERMINISTIC 4u /* the step takes --deterministic (the others refuse it) */
 #define NB_FEATURE_THETA 8u      /* the step takes --theta (a tree code; the others refuse it) */
-#define NB_THETA_DEFAULT 0.4f    /* the opening angle of tree steps when --theta is not given (common/README.md) */
+#define NB_THETA_DEFAULT 0.35f    /* the opening angle of tree steps when --theta is not given (common/README.md) */
 extern const unsigned nb_step_features;
 
 /* Mark the timed region (the time loop, without set-up and copies in and out).

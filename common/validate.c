@@ -15,7 +15,7 @@ void nb_check_init(nb_check *c)
 
 void nb_check_tree_limits(nb_check *c, double theta)
 {
-    /* Measured on the H100 (common/README.md, Tree codes): the error grows like theta^3.8 past 0.4. */
+    /* Measured on the H100 (common/README.md, Tree codes): the error grows about as theta^3.8. */
     const double r = theta / NB_TOL_TREE_THETA, scale = r > 1.0 ? r * r * r * r : 1.0;
     c->theta = theta;
     c->tol_rms = NB_TOL_TREE_RMS * scale;

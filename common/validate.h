@@ -30,7 +30,7 @@ double nb_tol_acc_rms(size_t bodies);
  * own limits, calibrated in common/README.md ("Tree codes"): the rms and the worst body's relative
  * acceleration error (same normalisation as above), and the state after NB_CHECK_STEPS steps. At
  * theta = 0 a tree step sums every pair and is held to the exact limits above. */
-#define NB_TOL_TREE_THETA 0.4    /* up to this opening angle (the default) ... */
+#define NB_TOL_TREE_THETA 0.35   /* up to this opening angle (the default) ... */
 #define NB_TOL_TREE_RMS 1e-3     /* ... the rms relative acceleration error, */
 #define NB_TOL_TREE_MAX 3e-2     /* the worst body's, */
 #define NB_TOL_TREE_STATE 1e-3   /* and positions and velocities after NB_CHECK_STEPS steps; as theta^4 above */
