@@ -129,6 +129,14 @@ for f in $(cd "$tree" && find . -type f ! -name .handout | sed 's|^\./||' | sort
     fi
 done
 [ ${#stripped[@]} -gt 0 ] || fail "handout: no step was stripped (no solution markers anywhere?)"
+# The instructors' worked answers stay out (grading/handout.exclude).
+leaked=$(cd "$tree" && find . -name INSTRUCTORS.md | head -n 1)
+answers=$(cd "$here" && git ls-files '*/INSTRUCTORS.md' | wc -l)
+if [ -n "$leaked" ]; then
+    fail "handout: the instructors' answers went out: $leaked"
+else
+    pass "handout: no INSTRUCTORS.md in it ($answers in the lab)"
+fi
 if grep -rnE 'BEGIN SOLUTION|END SOLUTION|/\* STUB' "${stripped[@]/#/$tree/}" > "$work/leak.txt"; then
     fail "handout: markers left in the handout: $(head -n 1 "$work/leak.txt")"
 else

@@ -1,114 +1,163 @@
 #!/usr/bin/env bash
-# newton.sh OUT: step09_newton (each pair once) on a GPU machine, in one call. Builds step06 and
-# step09, validates step09 at the grader's sizes (S = 1 and 3, default and --deterministic), checks
-# that two --deterministic runs write byte-identical snapshots, times step06 and step09 (both modes) at
-# N = 4096 ... 1048576, reads ncu's instruction count and issue rate of the force kernels at N = 131072,
-# and runs step09's Check suite and compute-sanitizer. Leaves OUT/newton.csv (the harness's rows,
-# tag newton-*), OUT/newton-ncu.txt and OUT/newton.log. Needs a GPU; COMMIT names the commit.
-#   NEWTON_SIZES="4096 16384 131072 1048576"; NEWTON_VARIANTS="w2:-DWARPS=2 b4:-DBODIES_PER_LANE=4" (variant
-#   builds of step09, label:STEP_DEFS with commas for spaces, timed next to the default as step09-LABEL);
-#   NEWTON_PHASES="validate deterministic timing ncu tests" (default: all)
+# newton.sh OUTDIR [PHASE...]: step09_newton (each pair once) measured against step06, on a GPU machine.
+#
+#   build     step06 and step09, the step09 test suite
+#   test      make test-gpu TEST_STEPS=09 (the Check suite and two --deterministic runs byte-compared)
+#   validate  step09 --validate-only at N = 1, 2, 31, 257, 1000, 4099, 16384, S = 1 and 3, every model,
+#             equal and random masses, default and --deterministic: newton-validate.txt
+#   time      newton.csv (tag newton): step06, step09 and step09 --deterministic at N = 4096, 16384,
+#             131072, 1048576, validated, 3 repeats
+#   pieces    newton-pieces.csv (tag pieces): step09 with NB_SLICES (its work-item length) swept at
+#             N = 16384 and 131072, unvalidated
+#   knobs     newton-knobs.csv (tag knobs): step09 built with other BODIES_PER_LANE, WARPS, UNROLL,
+#             MIN_BLOCKS (NEWTON_KNOBS="label:-DX=1,-DY=2 ..."), validated at N = 4099, S = 3, timed
+#   ncu       newton-ncu.txt: Nsight Compute on step09's force kernel at N = 131072 (instructions,
+#             issue rate), default and --deterministic; its SASS opcode counts
+#   sanitize  newton-sanitizer.txt: tests/compute-sanitizer.sh memcheck + racecheck on step09, small N
+#
+# Default: every phase. Environment: BUILD (default build), COMMIT (for trees without .git), NEWTON_MAX_N,
+# NEWTON_VALIDATE (modes of the validate phase, default "default --deterministic").
 set -u -o pipefail
-[ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/newton.sh OUT" >&2; exit 2; }
-mkdir -p "$1" || { echo "newton.sh: cannot create $1" >&2; exit 2; }
+[ $# -ge 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/newton.sh OUTDIR [build test validate time pieces knobs ncu sanitize]" >&2; exit 2; }
+mkdir -p "$1" || exit 2
 out=$(cd "$1" && pwd)
+shift
+phases=${*:-build test validate time pieces knobs ncu sanitize}
 cd "$(dirname "$0")/.." || exit 2
-exec > >(tee "$out/newton.log") 2>&1
-deps=()
-[ -d .deps/root ] && deps=(DEPS_ROOT="$PWD/.deps/root")
-csv=$out/newton.csv
-cache=build/ref-cache
-mkdir -p "$cache"
+build=${BUILD:-build}
+bin=$build/bin
+max_n=${NEWTON_MAX_N:-1048576}
+mk=(make --no-print-directory -j"$(nproc)" BUILD="$build")
+[ -n "${COMMIT:-}" ] && mk+=(COMMIT="$COMMIT")
+[ -d .deps/root ] && mk+=(DEPS_ROOT="$PWD/.deps/root")
+has() { case " $phases " in *" $1 "*) return 0 ;; esac; return 1; }
+say() { printf '=== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 fails=0
-say() { printf '\n=== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+cache=$build/ref-cache
+mkdir -p "$cache"
 
-say "build"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
-make -j"$(nproc)" "${deps[@]}" build/bin/step06_soa build/bin/step09_newton build/tests/bin/check_step09_newton >/dev/null ||
-    { echo "newton.sh: build failed"; exit 1; }
-variants=() pids=()
-for v in ${NEWTON_VARIANTS:-}; do # built side by side, each in its own folder
-    label=${v%%:*} defs=${v#*:}
-    make "${deps[@]}" BUILD="build/newton-$label" BUILD_LABEL="$label" STEP_DEFS="${defs//,/ }" \
-        "build/newton-$label/bin/step09_newton" >/dev/null 2>&1 &
-    pids+=($!)
-done
-for p in "${pids[@]}"; do wait "$p"; done # not a bare wait: it would wait for the tee of the log too
-for v in ${NEWTON_VARIANTS:-}; do
-    label=${v%%:*}
-    if [ -x "build/newton-$label/bin/step09_newton" ]; then
-        variants+=("step09-$label build/newton-$label/bin/step09_newton")
-    else
-        echo "FAIL variant $v: no build"
-        fails=$((fails + 1))
-    fi
-done
-phase() { case " ${NEWTON_PHASES:-validate deterministic timing ncu tests} " in *" $1 "*) say "$2" ;; *) return 1 ;; esac; }
-cuobjdump --dump-resource-usage build/obj/step09_newton/nbody.o | grep -E 'Function|REG'
+if has build; then
+    say build
+    "${mk[@]}" "$bin/step06_soa" "$bin/step09_newton" "$build/tests/bin/check_step09_newton" 2>&1 | grep -E 'error|warning' 
+    [ -x "$bin/step09_newton" ] || { echo "newton.sh: step09 did not build" >&2; exit 1; }
+fi
 
-if phase validate "validation at the grader's sizes"; then
-for n in 1 2 31 257 1000 4099 16384; do
-    for sys in 1 3; do
-        for mode in "" "--deterministic"; do
-            for mm in "--model plummer --masses equal" "--model uniform --masses random"; do
-                # shellcheck disable=SC2086
-                if ! line=$(build/bin/step09_newton -q --validate-only --ref-cache "$cache" -n "$n" -S "$sys" $mm $mode 2>&1); then
-                    echo "FAIL step09 -n $n -S $sys $mm $mode: $line"
-                    fails=$((fails + 1))
-                fi
+if has test; then
+    say "make test-gpu TEST_STEPS=09"
+    "${mk[@]}" test-gpu TEST_STEPS=09 2>&1 | tee "$out/newton-test.txt" || fails=$((fails + 1))
+fi
+
+if has validate; then
+    say "validate at the grader's sizes"
+    log=$out/newton-validate.txt
+    : > "$log"
+    for det in ${NEWTON_VALIDATE:-default --deterministic}; do
+        [ "$det" = default ] && det=
+        for n in 1 2 31 257 1000 4099 16384; do
+            for sm in "1 plummer equal" "3 plummer random" "3 uniform equal" "2 collision random"; do
+                read -r s model masses <<< "$sm"
+                [ "$n" = 1 ] && [ "$model" = collision ] && continue # a collision needs a body per sphere
+                line=$("$bin/step09_newton" --validate-only --ref-cache "$cache" -n "$n" -S "$s" --model "$model" --masses "$masses" $det 2>&1 | tail -n 1)
+                rc=$?
+                printf '%-5s N=%-6s S=%s %-9s %-6s %s: %s\n' "$([ $rc = 0 ] && echo PASS || echo FAIL)" "$n" "$s" "$model" "$masses" "${det:-default}" "$line" >> "$log"
+                [ $rc = 0 ] || fails=$((fails + 1))
             done
         done
     done
-done
-echo "validation failures: $fails"
+    grep -c '^PASS' "$log" | sed 's/$/ validations passed/'
+    grep '^FAIL' "$log"
 fi
 
-if phase deterministic "--deterministic: two runs, byte-identical snapshots"; then
-for n in 4099 131072; do
-    build/bin/step09_newton -q --validate off -n "$n" -S 1 -k 5 -r 1 --deterministic -o build/det-a.nbs &&
-        build/bin/step09_newton -q --validate off -n "$n" -S 1 -k 5 -r 1 --deterministic -o build/det-b.nbs &&
-        cmp build/det-a.nbs build/det-b.nbs && echo "PASS deterministic N=$n: identical snapshots" ||
-        { echo "FAIL deterministic N=$n: snapshots differ"; fails=$((fails + 1)); }
-    build/bin/step09_newton -q --validate off -n "$n" -S 1 -k 5 -r 1 -o build/atomic-a.nbs &&
-        build/bin/step09_newton -q --validate off -n "$n" -S 1 -k 5 -r 1 -o build/atomic-b.nbs &&
-        { cmp -s build/atomic-a.nbs build/atomic-b.nbs && echo "atomic N=$n: identical this time" ||
-            echo "atomic N=$n: the snapshots differ (float atomics: the order of the sums depends on scheduling)"; }
-done
-fi
+# steps for about 0.2 s of loop at a guessed rate (G int/s)
+steps_for() { awk -v n="$1" -v r="$2" 'BEGIN { k = int(0.2 * r * 1e9 / (n * n) + 0.5); print k < 1 ? 1 : k }'; }
 
-if phase timing "timing"; then
-steps_for() { # about 0.1 s of step06 per repeat, at least one step
-    local n=$1
-    echo $(((2000000000000 / 10) / (n * n) > 0 ? (2000000000000 / 10) / (n * n) : 1))
-}
-for n in ${NEWTON_SIZES:-4096 16384 131072 1048576}; do
-    k=$(steps_for "$n")
-    runs=("step06_soa build/bin/step06_soa" "step09 build/bin/step09_newton" "step09-det build/bin/step09_newton --deterministic")
-    runs+=("${variants[@]}")
-    for r in "${runs[@]}"; do
-        read -r label exe args <<< "$r"
-        # shellcheck disable=SC2086
-        build_line=$($exe -q --csv "$csv" --tag "newton-$label" --ref-cache "$cache" -n "$n" -k "$k" -r 5 $args 2>&1) ||
-            { echo "FAIL $label N=$n: $build_line"; fails=$((fails + 1)); continue; }
-        tail -n 1 "$csv" | awk -F, -v l="$label" '{ printf "%-16s N=%-8s steps=%-5s %8.1f G interactions/s  (%s)\n", l, $8, $9, $20, $33 }'
+if has time; then
+    say "time: step06, step09, step09 --deterministic"
+    csv=$out/newton.csv
+    rm -f "$csv"
+    for n in 4096 16384 131072 1048576; do
+        [ "$n" -le "$max_n" ] || continue
+        for v in "step06_soa 2000" "step09_newton 3000" "step09_newton 3000 --deterministic"; do
+            read -r name rate det <<< "$v"
+            k=$(steps_for "$n" "$rate")
+            "$bin/$name" -q -n "$n" --steps "$k" --repeat 3 --ref-cache "$cache" --csv "$csv" --tag newton ${det:-} ||
+                { echo "FAILED: $name N=$n $det"; fails=$((fails + 1)); }
+        done
     done
-done
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+        { printf "%-14s N=%-8s steps=%-5s %8.1f G int/s %s %s\n", $c["name"], $c["bodies"], $c["steps"], $c["ginteractions_s"], $c["pass"], $c["config"] }' "$csv"
 fi
 
-if phase ncu "ncu: instructions per interaction and issue rate at N = 131072 (one step)"; then
-for exe in build/bin/step06_soa build/bin/step09_newton; do
-    ncu --clock-control none --metrics smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
-        -k regex:'forces|pairs' --launch-count 1 --launch-skip 1 "$exe" -q --validate off -n 131072 -k 1 -r 1 2>&1 |
-        grep -E '^  [a-z]|smsp__|gpu__' | sed "s|^|$(basename "$exe"): |"
-done | tee "$out/newton-ncu.txt"
-awk '/inst_executed/ { gsub(",", "", $NF); printf "%s %.2f thread instructions per interaction (32 x warp instructions / 131072^2)\n", $1, 32 * $NF / (131072 * 131072) }' "$out/newton-ncu.txt" |
-    tee -a "$out/newton-ncu.txt"
+if has pieces; then
+    say "pieces: NB_SLICES sweep"
+    csv=$out/newton-pieces.csv
+    rm -f "$csv"
+    for v in "4096 64 32" "16384 256 128 64" "131072 512 256 146 64" "1048576 2048 512" \
+             "16384 256 64 32 --deterministic" "131072 256 64 --deterministic"; do
+        read -r n slices <<< "$v"
+        det=
+        case $slices in *--deterministic) det=--deterministic slices=${slices% --deterministic} ;; esac
+        for sl in $slices; do
+            NB_SLICES=$sl "$bin/step09_newton" -q -n "$n" --steps "$(steps_for "$n" 3000)" --repeat 3 --validate off --csv "$csv" --tag pieces $det || fails=$((fails + 1))
+        done
+    done
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+        { printf "N=%-8s %8.1f G int/s %s\n", $c["bodies"], $c["ginteractions_s"], $c["config"] }' "$csv"
 fi
 
-if phase tests "make test-gpu for step09 and compute-sanitizer"; then
-make "${deps[@]}" TEST_STEPS=09 test-gpu 2>&1 | tail -n 3 || fails=$((fails + 1))
-bash tests/compute-sanitizer.sh --sizes "1000 4099 1000x300" --timeout 300 build/sanitizer step09_newton || fails=$((fails + 1))
+# Builds with other knobs (label:STEP_DEFS), validated at N = 4099, S = 3, timed at N = 4096 ... 1048576.
+if has knobs; then
+    say "knobs: variant builds"
+    csv=$out/newton-knobs.csv
+    rm -f "$csv"
+    knobs=${NEWTON_KNOBS:-"b8u4:-DUNROLL=4 b12u4:-DBODIES_PER_LANE=12,-DUNROLL=4 b16u8:-DBODIES_PER_LANE=16 b16u4:-DBODIES_PER_LANE=16,-DUNROLL=4 b16u4p16:-DBODIES_PER_LANE=16,-DUNROLL=4,-DPIECE_MAX=16 b16u2:-DBODIES_PER_LANE=16,-DUNROLL=2 b8w8:-DWARPS=8"}
+    for kv in $knobs; do
+        label=${kv%%:*} defs=${kv#*:}
+        "${mk[@]}" BUILD="$build/var/$label" BUILD_LABEL="$label" STEP_DEFS="${defs//,/ }" NVCCFLAGS="-O3 -lineinfo -Xptxas -v" \
+            "$build/var/$label/bin/step09_newton" > "$build/var-$label.log" 2>&1 &
+    done
+    wait
+    for kv in $knobs; do
+        label=${kv%%:*}
+        exe=$build/var/$label/bin/step09_newton
+        [ -x "$exe" ] || { echo "$label: did not build ($(grep -m1 -E 'error' "$build/var-$label.log"))"; fails=$((fails + 1)); continue; }
+        regs=$(awk '/entry function .*pairs/ { f = 1 } f && /Used [0-9]+ registers/ { print $5; exit }' "$build/var-$label.log")
+        echo "$label: pairs uses ${regs:-?} registers"
+        "$exe" -q --validate-only -n 4099 -S 3 --masses random --ref-cache "$cache" > /dev/null 2>&1 || { echo "$label: FAILED validation"; fails=$((fails + 1)); continue; }
+        for n in ${NEWTON_KNOBS_N:-4096 16384 131072 1048576}; do
+            "$exe" -q -n "$n" --steps "$(steps_for "$n" 3000)" --repeat 3 --validate off --csv "$csv" --tag knobs || fails=$((fails + 1))
+        done
+    done
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+        { printf "%-10s N=%-8s %8.1f G int/s %s\n", $c["build"], $c["bodies"], $c["ginteractions_s"], $c["config"] }' "$csv"
 fi
 
-say "done: $fails failure(s)"
-[ "$fails" = 0 ]
+if has ncu; then
+    say "ncu: the force kernel at N = 131072"
+    log=$out/newton-ncu.txt
+    : > "$log"
+    metrics=smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum
+    for det in "" --deterministic; do
+        echo "--- step09_newton N=131072 ${det:-default}: kernel pairs, then the update kernel" >> "$log"
+        ncu --clock-control none --metrics "$metrics" -k regex:'pairs|kick_drift' --launch-count 2 \
+            "$bin/step09_newton" -q -n 131072 --steps 1 --repeat 1 --validate off $det 2>&1 |
+            grep -E '^  [a-z_]+.*\(|smsp__|sm__|gpu__' >> "$log"
+    done
+    awk '/^---/ { mode = $4 } /^  [a-z_]+.*\(/ { kernel = $1 }
+        /smsp__inst_executed.sum/ { gsub(",", "", $3); printf "%s %s: %.3f thread instructions per interaction (32 x warp instructions / 131072^2)\n", mode, kernel, 32 * $3 / (131072 * 131072) }' "$log" > "$log.ipi"
+    cat "$log.ipi" >> "$log" && rm -f "$log.ipi"
+    if command -v cuobjdump > /dev/null; then
+        echo "--- SASS opcodes of pairs (whole kernel)" >> "$log"
+        cuobjdump -sass "$build/obj/step09_newton/nbody.o" 2>/dev/null | awk '/Function : .*pairs/ { f = 1; next } /Function :/ { f = 0 } f' |
+            grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z][A-Z0-9_.]*' | awk '{ print $2 }' | sed 's/\..*//' | sort | uniq -c | sort -rn >> "$log"
+    fi
+    cat "$log"
+fi
+
+if has sanitize; then
+    say "compute-sanitizer on step09"
+    bash tests/compute-sanitizer.sh --bin "$bin" --sizes "1000 2500x2" --timeout 150 "$build/sanitize-newton" step09_newton 2>&1 |
+        tee "$out/newton-sanitizer.txt" || fails=$((fails + 1))
+fi
+say "done: $fails failures"
+[ $fails = 0 ]

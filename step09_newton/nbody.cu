@@ -1,14 +1,13 @@
 /* step09_newton: In this version, we compute every pair of bodies once and apply its force to both
- * bodies (Newton's third law: j pulls i exactly as hard as i pulls j, the other way), instead of once
- * from each side as steps 00-08 do. Half the square roots and half the distance arithmetic; what it
- * costs is the j-side sum, which must travel: a warp rotates a chunk of 32 j-bodies through its lanes,
- * the j-sums move with it by shuffle, and they reach memory with atomics (or, with --deterministic,
- * through per-item partial sums added in a fixed order).
+ * (Newton's third law: the force of j on i is minus that of i on j), instead of once from each side.
+ * Half the interactions are computed; their sums meet from many blocks, through atomic adds (default)
+ * or, with --deterministic, through partial sums that the update kernel adds up in a fixed order.
  *
- * Work items (built on the host once per run): a group of GROUP i-bodies of one system against a run
- * of `piece` chunks of 32 j-bodies. A group meets the chunks after it from both sides (two-sided
- * items), and its own chunks from the i side only (one-sided items: each pair inside a group is met
- * twice, once from each end). Any N: bodies past the last are massless and never written. */
+ * The bodies are padded, per system, to a whole number of groups of GROUP bodies (massless, at the
+ * origin: as j-bodies they add exactly 0, as i-bodies they pull on nothing). A work item is one group
+ * of i-bodies against a run of j-chunks of 32 bodies: chunks after the group (each pair once, both
+ * sides) or chunks of the group itself (the diagonal: the i-side only, as in step06, so that no pair
+ * inside a group is counted twice). The items tile the upper triangle of the pair matrix. */
 #include "device.h"
 #include "nbody.h"
 #include "util.h"
@@ -16,177 +15,195 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifndef BODIES_PER_LANE /* i-bodies each lane keeps in registers */
+#ifndef BODIES_PER_LANE /* i-bodies each thread holds in registers */
 #define BODIES_PER_LANE 8
 #endif
-#ifndef WARPS /* warps per block: they share one chunk of j-bodies */
+#ifndef WARPS /* warps per block; they share each j-chunk */
 #define WARPS 4
 #endif
-#ifndef PIECE /* chunks of 32 j-bodies per work item; 0: chosen at run time so the items fill the GPU */
-#define PIECE 0
-#endif
-#ifndef UNROLL /* unroll factor of the rotation through a chunk */
+#ifndef UNROLL /* unroll factor of the 32 steps through a chunk */
 #define UNROLL 8
 #endif
+#ifndef PIECE_MAX /* the longest run of j-chunks in one work item (fewer atomics, coarser balance) */
+#define PIECE_MAX 64
+#endif
+/* --deterministic: each piece leaves GROUP partial sums (N^2 / (4 piece) bytes in all), each chunk after a
+ * group its j-side sums (N^2 / (2 GROUP) float4): 12 GiB at N = 2^20 with the defaults. */
+#ifndef DETERMINISTIC_PIECE_MIN /* --deterministic: the shortest piece */
+#define DETERMINISTIC_PIECE_MIN 4
+#endif
+#ifndef MIN_BLOCKS /* __launch_bounds__ minimum of resident blocks per SM (0: none): caps the registers */
+#define MIN_BLOCKS 0
+#endif
 #define BLOCK (WARPS * 32)
-#define GROUP (BLOCK * BODIES_PER_LANE) /* i-bodies per work item */
-#define CHUNK 32                       /* j-bodies per chunk: one per lane */
-#define FULL_MASK 0xffffffffu
-#ifndef ITEM_WAVES /* waves of resident blocks the items should make (many short items, a short tail) */
-#define ITEM_WAVES 16
-#endif
-#ifndef MIN_PIECE /* shortest run while the items still fill a wave: a 1-chunk item is mostly set-up and atomics */
-#define MIN_PIECE 3
-#endif
-#define MAX_PIECE 32
-static_assert(GROUP % CHUNK == 0, "a group is whole chunks");
+#define GROUP (BLOCK * BODIES_PER_LANE) /* the i-bodies of one block */
+#define CHUNKS_PER_GROUP (GROUP / 32)
+#define FULL_WARP 0xffffffffu
+static_assert(GROUP % 32 == 0 && BODIES_PER_LANE >= 1 && WARPS >= 1, "a group is whole chunks of 32 bodies");
 static const int unroll_factor = UNROLL; /* #pragma unroll takes a constant, not a macro */
 
+const unsigned nb_step_features = NB_FEATURE_DETERMINISTIC;
+
+/* Group `group`'s i-bodies against j-chunks [c0, c1); diagonal when they are the group's own.
+ * `slot`: the item's place among its group's items (chunk order), for the fixed-order sums. */
 typedef struct work_item {
-    int sys, group; /* i-bodies group*GROUP ... + GROUP of system sys */
-    int c0, c1;     /* against the j-chunks [c0, c1) of the same system */
-    int two_sided;  /* 1: the chunks come after the group, the j side accumulates too */
+    int group, c0, c1, slot;
 } work_item;
 
-/* One block per work item. With i_part/j_part (--deterministic) every sum is stored in the item's own
- * slots for gather(); otherwise it is added to acc with atomics, in whatever order the blocks run. */
-__global__ void __launch_bounds__(BLOCK) pairs(nbd_soa bodies, float4 *acc, float4 *i_part, float4 *j_part,
-                                               const work_item *items, int n, int piece, float eps2)
+/* Where the j-side sum of chunk `chunk` from group `group` (< the chunk's own) goes in --deterministic:
+ * one float4 per body of every chunk after each group, the triangle stored row after row. */
+__host__ __device__ static inline size_t jside_index(int group, int chunk, int lane, int chunks)
 {
-    /* BEGIN SOLUTION */
-    __shared__ float4 jpos[2 * CHUNK]; /* the chunk twice: lane l at rotation s reads jpos[l + s], no wrap */
-    __shared__ float jsum[3][WARPS][CHUNK];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const work_item it = items[blockIdx.x];
-    const size_t offset = (size_t)it.sys * n;
-    const float *x = bodies.x + offset, *y = bodies.y + offset, *z = bodies.z + offset, *m = bodies.m + offset;
-    const int first = it.group * GROUP + warp * BODIES_PER_LANE * 32 + lane;
-    float xi[BODIES_PER_LANE], yi[BODIES_PER_LANE], zi[BODIES_PER_LANE], nmi[BODIES_PER_LANE];
-    float ax[BODIES_PER_LANE], ay[BODIES_PER_LANE], az[BODIES_PER_LANE];
-#pragma unroll
-    for (int b = 0; b < BODIES_PER_LANE; ++b) {
-        const int i = first + b * 32;
-        xi[b] = i < n ? x[i] : 0.0f;
-        yi[b] = i < n ? y[i] : 0.0f;
-        zi[b] = i < n ? z[i] : 0.0f;
-        nmi[b] = i < n ? -m[i] : 0.0f; /* the j side feels the opposite force; a massless pad adds 0 */
-        ax[b] = ay[b] = az[b] = 0.0f;
-    }
-    for (int c = it.c0; c < it.c1; ++c) {
-        if (warp == 0) {
-            const int j = c * CHUNK + lane;
-            const float4 p = j < n ? make_float4(x[j], y[j], z[j], m[j]) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            jpos[lane] = p;
-            jpos[lane + CHUNK] = p;
-        }
-        __syncthreads();
-        float bx = 0.0f, by = 0.0f, bz = 0.0f; /* the j-side sum of the body this lane meets now */
+    const size_t before = (size_t)group * chunks - (size_t)CHUNKS_PER_GROUP * group * (group + 1) / 2;
+    return (before + (size_t)(chunk - (group + 1) * CHUNKS_PER_GROUP)) * 32 + lane;
+}
+
+/* BEGIN SOLUTION */
+/* One chunk (jp: its 32 bodies twice over, so lane l at step s reads jp[l + s]) against this lane's
+ * i-bodies. With both_sides, the j-side sums too: the lane holds body (l + s) mod 32's sum at step s,
+ * and passes it to lane l - 1 by one shuffle; after 32 steps lane l holds body l's again. */
+static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane, const float *xi, const float *yi,
+                                                     const float *zi, const float *nmi, float *ax, float *ay,
+                                                     float *az, float eps2, const bool both_sides)
+{
+    float bx = 0.0f, by = 0.0f, bz = 0.0f;
 #pragma unroll unroll_factor
-        for (int s = 0; s < CHUNK; ++s) {
-            const float4 pj = jpos[lane + s];
+    for (int s = 0; s < 32; ++s) {
+        const float4 pj = jp[lane + s];
 #pragma unroll
-            for (int b = 0; b < BODIES_PER_LANE; ++b) {
-                const float dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
-                const float d2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
-                const float inv = rsqrtf(d2);
-                const float inv3 = inv * inv * inv;
-                const float fi = pj.w * inv3, fj = nmi[b] * inv3;
-                ax[b] = fmaf(dx, fi, ax[b]);
-                ay[b] = fmaf(dy, fi, ay[b]);
-                az[b] = fmaf(dz, fi, az[b]);
+        for (int b = 0; b < BODIES_PER_LANE; ++b) {
+            const float dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
+            const float d2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
+            const float inv = rsqrtf(d2);
+            const float inv3 = inv * inv * inv;
+            const float fi = pj.w * inv3;
+            ax[b] = fmaf(dx, fi, ax[b]);
+            ay[b] = fmaf(dy, fi, ay[b]);
+            az[b] = fmaf(dz, fi, az[b]);
+            if (both_sides) {
+                const float fj = nmi[b] * inv3; /* -m_i: the j-side force points the other way */
                 bx = fmaf(dx, fj, bx);
                 by = fmaf(dy, fj, by);
                 bz = fmaf(dz, fj, bz);
             }
-            /* Next rotation this lane meets body lane + s + 1: its sum so far is the next lane's. */
-            bx = __shfl_sync(FULL_MASK, bx, lane + 1);
-            by = __shfl_sync(FULL_MASK, by, lane + 1);
-            bz = __shfl_sync(FULL_MASK, bz, lane + 1);
         }
-        if (it.two_sided) { /* after 32 rotations lane l holds body l's sum again */
-            jsum[0][warp][lane] = bx;
-            jsum[1][warp][lane] = by;
-            jsum[2][warp][lane] = bz;
+        if (both_sides) {
+            bx = __shfl_sync(FULL_WARP, bx, lane + 1);
+            by = __shfl_sync(FULL_WARP, by, lane + 1);
+            bz = __shfl_sync(FULL_WARP, bz, lane + 1);
+        }
+    }
+    return make_float4(bx, by, bz, 0.0f);
+}
+
+/* Warp 0: the block's j-side sums of chunk `chunk` (one per warp, added in warp order), to the
+ * accelerations by an atomic add, or (jside != NULL) stored in the chunk's own place. */
+static __device__ __forceinline__ void emit_jside(const float4 (*sums)[32], int lane, int group, int chunk,
+                                                  int chunks, float4 *acc, float4 *jside)
+{
+    float4 a = sums[0][lane];
+#pragma unroll
+    for (int w = 1; w < WARPS; ++w) {
+        a.x += sums[w][lane].x;
+        a.y += sums[w][lane].y;
+        a.z += sums[w][lane].z;
+    }
+    if (jside)
+        jside[jside_index(group, chunk, lane, chunks)] = a;
+    else
+        atomicAdd(&acc[chunk * 32 + lane], a);
+}
+/* END SOLUTION */
+
+/* Block (x, y): work item x of system y. acc: one float4 per (padded) body, added to atomically; or,
+ * with --deterministic (iside != NULL), iside gets each item's i-side sums (GROUP float4 per item)
+ * and jside the j-side ones, both stored, never added. */
+__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float4 *acc, float4 *iside, float4 *jside,
+                                                         const work_item *items, int padded, int systems,
+                                                         int item_count, size_t jside_per_system, float eps2)
+{
+    /* BEGIN SOLUTION */
+    __shared__ float4 jpos[2][64];         /* the chunk being computed and the next one */
+    __shared__ float4 jsum[2][WARPS][32];  /* each warp's j-side sums of the last two chunks */
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const work_item it = items[blockIdx.x];
+    const int chunks = padded / 32;
+    const bool diagonal = it.c0 < (it.group + 1) * CHUNKS_PER_GROUP;
+    const int first = it.group * GROUP + warp * BODIES_PER_LANE * 32 + lane; /* i = first + 32 b */
+    for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
+        const size_t offset = (size_t)sys * padded;
+        const float *x = bodies.x + offset, *y = bodies.y + offset, *z = bodies.z + offset, *m = bodies.m + offset;
+        float4 *sys_acc = acc + offset;
+        float4 *sys_jside = jside ? jside + sys * jside_per_system : NULL;
+        float xi[BODIES_PER_LANE], yi[BODIES_PER_LANE], zi[BODIES_PER_LANE], nmi[BODIES_PER_LANE];
+        float ax[BODIES_PER_LANE], ay[BODIES_PER_LANE], az[BODIES_PER_LANE];
+#pragma unroll
+        for (int b = 0; b < BODIES_PER_LANE; ++b) {
+            const int i = first + b * 32;
+            xi[b] = x[i];
+            yi[b] = y[i];
+            zi[b] = z[i];
+            nmi[b] = -m[i];
+            ax[b] = ay[b] = az[b] = 0.0f;
+        }
+        if (warp == 0) {
+            const int j = it.c0 * 32 + lane;
+            jpos[0][lane] = jpos[0][lane + 32] = make_float4(x[j], y[j], z[j], m[j]);
         }
         __syncthreads();
-        if (it.two_sided && warp == 0) {
-            float sx = 0.0f, sy = 0.0f, sz = 0.0f;
-#pragma unroll
-            for (int w = 0; w < WARPS; ++w) { /* the warps' sums in a fixed order */
-                sx += jsum[0][w][lane];
-                sy += jsum[1][w][lane];
-                sz += jsum[2][w][lane];
+        for (int c = it.c0; c < it.c1; ++c) {
+            const int buf = (c - it.c0) & 1;
+            const bool more = c + 1 < it.c1;
+            float4 next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (warp == 0 && more) { /* loaded now, stored after the arithmetic: the latency hides behind it */
+                const int j = (c + 1) * 32 + lane;
+                next = make_float4(x[j], y[j], z[j], m[j]);
             }
-            const int j = c * CHUNK + lane;
-            if (j_part)
-                j_part[((size_t)blockIdx.x * piece + (c - it.c0)) * CHUNK + lane] = make_float4(sx, sy, sz, 0.0f);
-            else if (j < n) {
-                float4 *a = &acc[offset + j];
-                atomicAdd(&a->x, sx);
-                atomicAdd(&a->y, sy);
-                atomicAdd(&a->z, sz);
+            if (diagonal) {
+                chunk_pairs(jpos[buf], lane, xi, yi, zi, nmi, ax, ay, az, eps2, false);
+            } else {
+                jsum[buf][warp][lane] = chunk_pairs(jpos[buf], lane, xi, yi, zi, nmi, ax, ay, az, eps2, true);
+                if (warp == 0 && c > it.c0) /* the previous chunk's sums, complete since the last barrier */
+                    emit_jside(jsum[buf ^ 1], lane, it.group, c - 1, chunks, sys_acc, sys_jside);
             }
+            if (warp == 0 && more)
+                jpos[buf ^ 1][lane] = jpos[buf ^ 1][lane + 32] = next;
+            __syncthreads();
         }
-        __syncthreads(); /* jpos and jsum are overwritten next */
-    }
+        if (!diagonal && warp == 0)
+            emit_jside(jsum[(it.c1 - 1 - it.c0) & 1], lane, it.group, it.c1 - 1, chunks, sys_acc, sys_jside);
 #pragma unroll
-    for (int b = 0; b < BODIES_PER_LANE; ++b) {
-        const int i = first + b * 32;
-        if (i_part)
-            i_part[(size_t)blockIdx.x * GROUP + (i - it.group * GROUP)] = make_float4(ax[b], ay[b], az[b], 0.0f);
-        else if (i < n) {
-            float4 *a = &acc[offset + i];
-            atomicAdd(&a->x, ax[b]);
-            atomicAdd(&a->y, ay[b]);
-            atomicAdd(&a->z, az[b]);
+        for (int b = 0; b < BODIES_PER_LANE; ++b) {
+            const int i = first + b * 32;
+            const float4 a = make_float4(ax[b], ay[b], az[b], 0.0f);
+            if (iside)
+                iside[((size_t)sys * item_count + it.slot) * GROUP + (i - it.group * GROUP)] = a;
+            else
+                atomicAdd(&sys_acc[i], a);
         }
+        __syncthreads(); /* warp 0 has read jsum before the next system overwrites it */
     }
     /* STUB
-    // Yours to write: every pair once, its force added to both bodies (see step09_newton/README.md).
-    (void)bodies, (void)acc, (void)i_part, (void)j_part, (void)items, (void)n, (void)piece, (void)eps2;
-    (void)unroll_factor; // for #pragma unroll unroll_factor
+    // Yours to write: the pairs of work item blockIdx.x, each once, its force added to both bodies
+    // (see step09_newton/README.md); chunk_pairs() and emit_jside() above are yours too.
+    (void)bodies, (void)acc, (void)iside, (void)jside, (void)items, (void)padded, (void)systems;
+    (void)item_count, (void)jside_per_system, (void)eps2, (void)unroll_factor;
     END SOLUTION */
 }
 
-/* --deterministic: each body's sum of the partials that name it, always in the same order: the i-side
- * items of its group in item order, then the j side of the groups before it, first to last. */
-__global__ void gather(float4 *acc, const float4 *i_part, const float4 *j_part, const int *group_first,
-                       const int *after_first, int items_per_system, int n, int systems, int piece)
+/* Kick and drift from the atomically added accelerations, which it zeroes for the next step (the
+ * padding's too: it gathers forces it never uses). */
+__global__ void kick_drift(nbd_soa bodies, float4 *acc, int n, int padded, int systems, float dt)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    const int g = i / GROUP, local = i - g * GROUP, c = i / CHUNK;
-    for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
-        const size_t base = (size_t)sys * items_per_system;
-        float sx = 0.0f, sy = 0.0f, sz = 0.0f;
-        for (int k = group_first[g]; k < group_first[g + 1]; ++k) {
-            const float4 p = i_part[(base + k) * GROUP + local];
-            sx += p.x;
-            sy += p.y;
-            sz += p.z;
-        }
-        for (int h = 0; h < g; ++h) { /* group h's two-sided runs start at its first chunk after it */
-            const int run = c - (h + 1) * (GROUP / CHUNK);
-            const size_t k = base + after_first[h] + run / piece;
-            const float4 p = j_part[(k * piece + run % piece) * CHUNK + (i % CHUNK)];
-            sx += p.x;
-            sy += p.y;
-            sz += p.z;
-        }
-        acc[(size_t)sys * n + i] = make_float4(sx, sy, sz, 0.0f);
-    }
-}
-
-/* Kick, drift (as step06, with one sum per body). */
-__global__ void kick_drift(nbd_soa bodies, const float4 *acc, int n, int systems, float dt)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
+    if (i >= padded)
         return;
     for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
-        const size_t k = (size_t)sys * n + i;
+        const size_t k = (size_t)sys * padded + i;
         const float4 a = acc[k];
+        acc[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (i >= n)
+            continue;
         const float vx = bodies.vx[k] + a.x * dt, vy = bodies.vy[k] + a.y * dt, vz = bodies.vz[k] + a.z * dt;
         bodies.vx[k] = vx;
         bodies.vy[k] = vy;
@@ -197,129 +214,191 @@ __global__ void kick_drift(nbd_soa bodies, const float4 *acc, int n, int systems
     }
 }
 
-/* The work items of one system (the same for every system): for each group, its own chunks (i side
- * only), then the chunks after it (both sides), each in runs of `piece`. */
-static int system_items(int n, int piece, work_item *out, int *group_first, int *after_first)
+/* --deterministic: body i's partial sums (its group's items, then the j-sides from every earlier group)
+ * added in a fixed order, then kick and drift. A block takes one chunk of 32 bodies; warp w adds every
+ * SUM_WARPS-th partial from the w-th on, then warp 0 adds the warps' sums in warp order: many loads in
+ * flight, and the same order whatever the schedule. */
+#define SUM_WARPS 8
+__global__ void __launch_bounds__(SUM_WARPS * 32) sum_kick_drift(nbd_soa bodies, const float4 *iside, const float4 *jside,
+                                                               const int *group_first, int n, int padded, int systems,
+                                                               int item_count, size_t jside_per_system, float dt)
 {
-    const int chunks = (n + CHUNK - 1) / CHUNK, groups = (n + GROUP - 1) / GROUP, per_group = GROUP / CHUNK;
-    int count = 0;
-    for (int g = 0; g < groups; ++g) {
-        const int own_end = (g + 1) * per_group < chunks ? (g + 1) * per_group : chunks;
-        if (group_first)
-            group_first[g] = count;
-        for (int c = g * per_group; c < own_end; c += piece, ++count)
-            if (out)
-                out[count] = (work_item){0, g, c, c + piece < own_end ? c + piece : own_end, 0};
-        if (after_first)
-            after_first[g] = count;
-        for (int c = own_end; c < chunks; c += piece, ++count)
-            if (out)
-                out[count] = (work_item){0, g, c, c + piece < chunks ? c + piece : chunks, 1};
+    __shared__ float4 warp_sums[SUM_WARPS][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int chunk = blockIdx.x, i = chunk * 32 + lane, group = i / GROUP, chunks = padded / 32;
+    const int first = group_first[group], own = group_first[group + 1] - first;
+    for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
+        const float4 *sys_iside = iside + ((size_t)sys * item_count + first) * GROUP + (i - group * GROUP);
+        const float4 *sys_jside = jside + sys * jside_per_system;
+        float ax = 0.0f, ay = 0.0f, az = 0.0f;
+#pragma unroll 4
+        for (int k = warp; k < own + group; k += SUM_WARPS) {
+            const float4 a = k < own ? sys_iside[(size_t)k * GROUP] : sys_jside[jside_index(k - own, chunk, lane, chunks)];
+            ax += a.x;
+            ay += a.y;
+            az += a.z;
+        }
+        warp_sums[warp][lane] = make_float4(ax, ay, az, 0.0f);
+        __syncthreads();
+        if (warp == 0 && i < n) {
+            for (int w = 1; w < SUM_WARPS; ++w) {
+                ax += warp_sums[w][lane].x;
+                ay += warp_sums[w][lane].y;
+                az += warp_sums[w][lane].z;
+            }
+            const size_t k = (size_t)sys * padded + i;
+            const float vx = bodies.vx[k] + ax * dt, vy = bodies.vy[k] + ay * dt, vz = bodies.vz[k] + az * dt;
+            bodies.vx[k] = vx;
+            bodies.vy[k] = vy;
+            bodies.vz[k] = vz;
+            bodies.x[k] += vx * dt;
+            bodies.y[k] += vy * dt;
+            bodies.z[k] += vz * dt;
+        }
+        __syncthreads(); /* warp_sums is written again for the next system */
     }
-    if (group_first)
-        group_first[groups] = count;
-    return count;
 }
 
-/* The run length that gives ITEM_WAVES waves of resident blocks (a short tail), but no shorter than
- * MIN_PIECE chunks while that still leaves a wave of items (report/data/h100-2026-11-23/newton-tuning.csv). */
-static int choose_piece(int n, int systems)
+/* Longest items first, so the short ones fill the tail; ties in the order they were made. */
+static int longest_first(const void *a, const void *b)
 {
-    if (PIECE > 0)
-        return PIECE;
-    const int chunks = (n + CHUNK - 1) / CHUNK, groups = (n + GROUP - 1) / GROUP;
-    double units = 0.0; /* chunk-visits of all systems */
-    for (int g = 0; g < groups; ++g)
-        units += chunks - g * (GROUP / CHUNK);
-    units *= systems;
-    const double resident = (double)nbd_resident((const void *)pairs, BLOCK, 0);
-    double piece = units / (ITEM_WAVES * resident);
-    const double floor_piece = units / resident < MIN_PIECE ? units / resident : MIN_PIECE;
-    piece = piece < floor_piece ? floor_piece : piece;
-    return piece < 1.0 ? 1 : piece > MAX_PIECE ? MAX_PIECE : (int)piece;
+    const work_item *p = (const work_item *)a, *q = (const work_item *)b;
+    const int lp = p->c1 - p->c0, lq = q->c1 - q->c0;
+    if (lp != lq)
+        return lq - lp;
+    return (p->group != q->group) ? p->group - q->group : p->slot - q->slot;
 }
 
-extern "C" const unsigned nb_step_features = NB_FEATURE_DETERMINISTIC;
+/* Upload the state padded to `padded` bodies per system (zeros: massless, at the origin). */
+static void upload_padded(const nb_state *s, size_t padded, nbd_soa *d)
+{
+    float **dst[NB_FIELDS] = {&d->x, &d->y, &d->z, &d->vx, &d->vy, &d->vz, &d->m};
+    for (int k = 0; k < NB_FIELDS; ++k) {
+        *dst[k] = (float *)nbd_malloc(s->systems * padded * sizeof(float), "padded bodies");
+        NB_CUDA(cudaMemset(*dst[k], 0, s->systems * padded * sizeof(float)));
+        NB_CUDA(cudaMemcpy2D(*dst[k], padded * sizeof(float), nb_state_field(s, k), s->bodies * sizeof(float),
+                             s->bodies * sizeof(float), s->systems, cudaMemcpyHostToDevice));
+    }
+}
+
+/* Copy the positions and velocities back without the padding, then free the arrays. */
+static void download_padded(nbd_soa *d, size_t padded, nb_state *s)
+{
+    float *src[NB_FIELDS] = {d->x, d->y, d->z, d->vx, d->vy, d->vz, d->m};
+    for (int k = 0; k < NB_FIELDS; ++k) {
+        if (k < 6) /* the masses do not change */
+            NB_CUDA(cudaMemcpy2D(nb_state_field(s, k), s->bodies * sizeof(float), src[k], padded * sizeof(float),
+                                 s->bodies * sizeof(float), s->systems, cudaMemcpyDeviceToHost));
+        NB_CUDA(cudaFree(src[k]));
+    }
+}
 
 int nb_step_run(nb_state *s, const nb_run *run)
 {
     /* BEGIN SOLUTION */
     const int n = (int)s->bodies, systems = (int)s->systems;
     if (run->block && run->block != BLOCK) {
-        nb_error("--block %u: the block size of this step is fixed at compile time (WARPS=%d: %d threads): "
-                 "rebuild with STEP_DEFS=-DWARPS=%u",
-                 run->block, WARPS, BLOCK, run->block / 32);
+        nb_error("--block %u: the block size of this step is fixed at compile time (BLOCK=%d = 32 x WARPS): "
+                 "rebuild with STEP_DEFS=-DWARPS=%u", run->block, BLOCK, run->block / 32);
         return NB_EXIT_ERROR;
     }
-    const int piece = choose_piece(n, systems), groups = (n + GROUP - 1) / GROUP;
-    const int per_system = system_items(n, piece, NULL, NULL, NULL);
-    const size_t total = (size_t)per_system * systems;
-    if (total > 0x7fffffffu) {
-        nb_error("%zu work items do not fit in one launch: fewer systems or bodies", total);
+    const int groups = (n + GROUP - 1) / GROUP, padded = groups * GROUP, chunks = padded / 32;
+    if ((size_t)padded > (size_t)(1u << 30)) {
+        nb_error("--bodies %d: step09 pads to %d bodies, past its 32-bit chunk indices", n, padded);
         return NB_EXIT_ERROR;
     }
-    work_item *host_items = (work_item *)nb_malloc(total * sizeof(work_item), "the work items");
-    int *host_first = (int *)nb_malloc(2 * ((size_t)groups + 1) * sizeof(int), "the item index");
-    if (!host_items || !host_first) {
-        free(host_items);
-        free(host_first);
+    /* Pieces of the j-range: nbd_slices' waves over the triangle's (groups + 1) / 2 rows on average,
+     * at most PIECE_MAX chunks each (unless NB_SLICES asks for fewer, longer pieces). */
+    const int slices = nbd_slices((const void *)pairs, BLOCK, 0, (size_t)(groups + 1) / 2, systems, chunks);
+    int piece = (chunks + slices - 1) / slices;
+    if (!getenv("NB_SLICES")) {
+        if (piece > PIECE_MAX)
+            piece = PIECE_MAX;
+        if (run->deterministic && piece < DETERMINISTIC_PIECE_MIN)
+            piece = DETERMINISTIC_PIECE_MIN < CHUNKS_PER_GROUP ? DETERMINISTIC_PIECE_MIN : CHUNKS_PER_GROUP;
+    }
+
+    /* The items, row by row: the group against its own chunks, then against every chunk after it. */
+    size_t item_count = 0;
+    for (int g = 0; g < groups; ++g)
+        item_count += (CHUNKS_PER_GROUP + piece - 1) / piece + (chunks - (g + 1) * CHUNKS_PER_GROUP + piece - 1) / piece;
+    if (item_count > (size_t)1 << 31) {
+        nb_error("--bodies %d: %zu work items, more than one launch holds", n, item_count);
         return NB_EXIT_ERROR;
     }
-    system_items(n, piece, host_items, host_first, host_first + groups + 1);
-    for (int sys = 1; sys < systems; ++sys)
-        for (int k = 0; k < per_system; ++k) {
-            host_items[(size_t)sys * per_system + k] = host_items[k];
-            host_items[(size_t)sys * per_system + k].sys = sys;
+    work_item *items = (work_item *)malloc(item_count * sizeof *items);
+    int *group_first = (int *)malloc((groups + 1) * sizeof *group_first);
+    if (!items || !group_first) {
+        free(items);
+        free(group_first);
+        nb_error("out of host memory for %zu work items", item_count);
+        return NB_EXIT_ERROR;
+    }
+    int count = 0;
+    for (int g = 0; g < groups; ++g) {
+        group_first[g] = count;
+        const int diagonal_end = (g + 1) * CHUNKS_PER_GROUP; /* a diagonal piece never runs past it */
+        for (int c = g * CHUNKS_PER_GROUP; c < chunks;) {
+            const int row_end = c < diagonal_end ? diagonal_end : chunks;
+            const int end = c + piece < row_end ? c + piece : row_end;
+            items[count] = (work_item){g, c, end, count};
+            ++count;
+            c = end;
         }
+    }
+    group_first[groups] = count;
+    qsort(items, (size_t)count, sizeof *items, longest_first);
 
     nbd_soa bodies;
-    nbd_soa_upload(s, &bodies);
-    const size_t count = nb_state_count(s);
-    work_item *items = (work_item *)nbd_malloc(total * sizeof(work_item), "the work items");
-    int *index = (int *)nbd_malloc(2 * ((size_t)groups + 1) * sizeof(int), "the item index");
-    NB_CUDA(cudaMemcpy(items, host_items, total * sizeof(work_item), cudaMemcpyHostToDevice));
-    NB_CUDA(cudaMemcpy(index, host_first, 2 * ((size_t)groups + 1) * sizeof(int), cudaMemcpyHostToDevice));
-    free(host_items);
-    free(host_first);
-    float4 *acc = (float4 *)nbd_malloc(count * sizeof(float4), "the accelerations");
-    float4 *i_part = NULL, *j_part = NULL;
-    if (run->deterministic) { /* one slot per item and i-body, and per item and j-body of its run */
-        i_part = (float4 *)nbd_malloc(total * GROUP * sizeof(float4), "the deterministic i-side partial sums");
-        j_part = (float4 *)nbd_malloc(total * piece * CHUNK * sizeof(float4), "the deterministic j-side partial sums");
+    upload_padded(s, (size_t)padded, &bodies);
+    work_item *d_items = (work_item *)nbd_malloc((size_t)count * sizeof *items, "work items");
+    NB_CUDA(cudaMemcpy(d_items, items, (size_t)count * sizeof *items, cudaMemcpyHostToDevice));
+    free(items);
+    float4 *acc = NULL, *iside = NULL, *jside = NULL;
+    int *d_group_first = NULL;
+    const size_t jside_per_system = groups > 1 ? jside_index(groups - 1, chunks, 0, chunks) : 0;
+    if (run->deterministic) {
+        iside = (float4 *)nbd_malloc((size_t)systems * count * GROUP * sizeof(float4), "--deterministic i-side sums");
+        jside = (float4 *)nbd_malloc((systems * jside_per_system > 0 ? systems * jside_per_system : 1) * sizeof(float4),
+                                     "--deterministic j-side sums");
+        d_group_first = (int *)nbd_malloc((groups + 1) * sizeof(int), "item offsets");
+        NB_CUDA(cudaMemcpy(d_group_first, group_first, (groups + 1) * sizeof(int), cudaMemcpyHostToDevice));
+    } else {
+        acc = (float4 *)nbd_malloc((size_t)systems * padded * sizeof(float4), "accelerations");
+        NB_CUDA(cudaMemset(acc, 0, (size_t)systems * padded * sizeof(float4)));
     }
-    const dim3 update_grid((n + BLOCK - 1) / BLOCK, nbd_system_rows(systems));
+    free(group_first);
+    const dim3 grid(count, nbd_system_rows(systems));
+    const dim3 update_grid((padded + BLOCK - 1) / BLOCK, nbd_system_rows(systems));
+    const dim3 sum_grid(chunks, nbd_system_rows(systems));
 
     nb_region_begin(run);
     for (uint64_t step = 0; step < run->steps; ++step) {
-        if (!run->deterministic)
-            NB_CUDA(cudaMemsetAsync(acc, 0, count * sizeof(float4)));
-        pairs<<<(unsigned)total, BLOCK>>>(bodies, acc, i_part, j_part, items, n, piece, run->eps2);
+        pairs<<<grid, BLOCK>>>(bodies, acc, iside, jside, d_items, padded, systems, count, jside_per_system, run->eps2);
         NB_LAUNCH();
-        if (run->deterministic) {
-            gather<<<update_grid, BLOCK>>>(acc, i_part, j_part, index, index + groups + 1, per_system, n, systems,
-                                           piece);
-            NB_LAUNCH();
-        }
-        kick_drift<<<update_grid, BLOCK>>>(bodies, acc, n, systems, run->dt);
+        if (run->deterministic)
+            sum_kick_drift<<<sum_grid, SUM_WARPS * 32>>>(bodies, iside, jside, d_group_first, n, padded, systems, count,
+                                                   jside_per_system, run->dt);
+        else
+            kick_drift<<<update_grid, BLOCK>>>(bodies, acc, n, padded, systems, run->dt);
         NB_LAUNCH();
     }
     nb_region_end(run);
 
-    nbd_soa_download(&bodies, s);
+    download_padded(&bodies, (size_t)padded, s);
+    NB_CUDA(cudaFree(d_items));
     NB_CUDA(cudaFree(acc));
-    NB_CUDA(cudaFree(items));
-    NB_CUDA(cudaFree(index));
-    if (i_part) {
-        NB_CUDA(cudaFree(i_part));
-        NB_CUDA(cudaFree(j_part));
-    }
+    NB_CUDA(cudaFree(iside));
+    NB_CUDA(cudaFree(jside));
+    NB_CUDA(cudaFree(d_group_first));
     run->info->block = BLOCK;
     snprintf(run->info->config, sizeof run->info->config,
-             "block=%d bodies/lane=%d group=%d piece=%d items=%zu unroll=%d sums=%s", BLOCK, BODIES_PER_LANE, GROUP,
-             piece, total, UNROLL, run->deterministic ? "deterministic" : "atomic");
+             "block=%d bodies/lane=%d unroll=%d group=%d piece=%d items=%d%s", BLOCK, BODIES_PER_LANE, UNROLL, GROUP, piece,
+             count,
+             run->deterministic ? " deterministic" : "");
     return NB_EXIT_OK;
     /* STUB
-    (void)s, (void)run, (void)choose_piece, (void)system_items;
+    (void)s, (void)run, (void)longest_first, (void)upload_padded, (void)download_padded;
     nb_error("TODO: pairs() and nb_step_run() are yours to write (see step09_newton/README.md)");
     return NB_EXIT_ERROR;
     END SOLUTION */

@@ -97,7 +97,7 @@ test-features: $(FEATURE_PROBE)  ## the harness hands a step that writes its own
 	else echo "FAIL features: $$(tail -n 1 $(TEST_DIR)/feature-probe.log)"; exit 1; fi
 
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
-TEST_EXTRA ?= test-features test-handout test-hardening
+TEST_EXTRA ?= test-features test-handout test-hardening test-deterministic
 test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
 	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
@@ -109,7 +109,14 @@ ifeq ($(HAVE_NVCC),)
 	@echo "make test-gpu: nvcc not found (install the CUDA Toolkit, or NVCC=/path/to/nvcc)"; exit 2
 else
 	@$(TEST_ENV) bash tests/run.sh --require-run $(TEST_DIR) $(TEST_GPU_ARGS)
+	@$(MAKE) --no-print-directory test-deterministic
 endif
+
+# Steps with NB_FEATURE_DETERMINISTIC: two --deterministic runs write the same snapshot bytes (GPU; SKIP without).
+DETERMINISTIC_BINS := $(if $(HAVE_NVCC),$(foreach s,$(TEST_GPU),$(call BIN,$(s))))
+.PHONY: test-deterministic
+test-deterministic: $(DETERMINISTIC_BINS)  ## two --deterministic runs of each GPU step that takes it: the same bytes
+	@bash tests/deterministic.sh $(TEST_DIR)/deterministic $(DETERMINISTIC_BINS)
 
 # Keep the objects make would otherwise delete as intermediates of the pattern rules.
 .SECONDARY: $(TEST_UNITS:%=$(TEST_OBJ)/check_%.o) $(TEST_OBJ)/testlib.o
