@@ -271,7 +271,13 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
             }
             break;
         case OPT_VALIDATE_ONLY: o->validate_only = 1; break;
-        case OPT_REF_CACHE: o->ref_cache = optarg; break;
+        case OPT_REF_CACHE:
+            o->ref_cache = optarg;
+            if (!*optarg) {
+                nb_error("--ref-cache '': give a folder (an empty name would mean the filesystem's root)");
+                rc = NB_EXIT_ERROR;
+            }
+            break;
         case OPT_BLOCK:
             rc = nb_parse_u64(optarg, "--block", 1, 1024, &u);
             o->block = (unsigned)u;

@@ -10,6 +10,7 @@
 #include "progress.h"
 #include "reference.h"
 #include "results.h"
+#include "sha256.h"
 #include "sink.h"
 #include "snapshot.h"
 #include "timing.h"
@@ -21,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -58,7 +61,7 @@
 typedef struct harness {
     nb_options o;
     nb_state initial;
-    uint32_t input_crc;   /* identifies --input files in reference-cache keys */
+    char initial_sha[65]; /* SHA-256 of the initial state: binds a cached reference to its exact input */
     double eps2;          /* fp64 softening squared, as asked */
     nb_run run;           /* the template every call starts from */
     nb_run_info info;
@@ -76,41 +79,71 @@ static uint64_t pairs_of(const nb_state *s, uint64_t factor)
 
 /* ---- the fp64 reference, with an optional cache ------------------------------------------ */
 
-static uint64_t fnv1a(const char *text)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const unsigned char *p = (const unsigned char *)text; *p; ++p)
-        h = (h ^ *p) * 0x100000001b3ull;
-    return h;
-}
-
 /* DIR/<kind>-<hash of everything the result depends on>.nbs */
 static void cache_path(const harness *h, const char *kind, uint64_t steps, double dt, char *path, size_t len)
 {
-    char key[512];
-    const nb_options *o = &h->o;
-    snprintf(key, sizeof key, "v1 %s model=%s masses=%s seed=%llu input=%08x S=%zu N=%zu eps2=%a dt=%a steps=%llu",
-             kind, o->input ? "file" : nb_model_name(o->model), nb_masses_name(o->masses),
-             (unsigned long long)o->seed, (unsigned)h->input_crc, h->initial.systems, h->initial.bodies, h->eps2,
-             dt, (unsigned long long)steps);
-    snprintf(path, len, "%s/%s-%016llx.nbs", o->ref_cache, kind, (unsigned long long)fnv1a(key));
+    char key[512], digest[65];
+    snprintf(key, sizeof key, "v2 %s state=%s S=%zu N=%zu eps2=%a dt=%a steps=%llu", kind, h->initial_sha,
+             h->initial.systems, h->initial.bodies, h->eps2, dt, (unsigned long long)steps);
+    nb_sha256 sha;
+    nb_sha256_init(&sha);
+    nb_sha256_update(&sha, key, strlen(key));
+    nb_sha256_hex(&sha, digest);
+    snprintf(path, len, "%s/%s-%.32s.nbs", h->o.ref_cache, kind, digest);
 }
 
-/* A cached fp64 state is used only if its shape and masses match: a stale or foreign file is ignored. */
-static int cache_load(const char *path, const nb_state *initial, nb_state64 *out)
+/* A cache file is only a warning when it cannot be used, and said once per run. */
+static void cache_warning(const char *path, const char *why)
 {
-    FILE *probe = fopen(path, "rb");
-    if (!probe)
+    static int said;
+    if (!said++)
+        fprintf(stderr, "%s: warning: reference cache %s not used (%s); computing the reference again\n",
+                NB_STEP_NAME, path, why);
+}
+
+/* A cached fp64 state is used only if it is a regular file (a FIFO would block), of the same shape and
+ * masses; a cache of accelerations must also hold the exact initial positions, and four bodies drawn
+ * at random are recomputed and must agree: a stale, foreign or crafted file is not trusted. */
+static int cache_load(const char *path, const nb_state *initial, double eps2, int is_accel, nb_state64 *out)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
         return 0;
-    fclose(probe);
+    if (!S_ISREG(st.st_mode)) {
+        cache_warning(path, "not a regular file");
+        return 0;
+    }
     nb_snapshot_info info;
-    if (nb_snapshot_read64(path, out, &info) != NB_EXIT_OK)
+    if (nb_snapshot_read64(path, out, &info) != NB_EXIT_OK) {
+        cache_warning(path, "unreadable");
         return 0;
+    }
+    const size_t total = nb_state_count(initial);
     int ok = out->systems == initial->systems && out->bodies == initial->bodies;
-    for (size_t i = 0; ok && i < nb_state_count(initial); ++i)
-        ok = out->m[i] == (double)initial->m[i];
-    if (!ok)
+    for (size_t i = 0; ok && i < total; ++i)
+        ok = out->m[i] == (double)initial->m[i] &&
+             (!is_accel || (out->x[i] == (double)initial->x[i] && out->y[i] == (double)initial->y[i] &&
+                            out->z[i] == (double)initial->z[i]));
+    if (ok && is_accel) {
+        size_t pick[4];
+        double a[12];
+        uint64_t r = (uint64_t)(nb_now() * 1e9) ^ (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+        for (int k = 0; k < 4; ++k) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            pick[k] = (size_t)((r >> 17) % total);
+        }
+        nb_ref_accel(out, eps2, pick, 4, a, a + 4, a + 8);
+        for (int k = 0; k < 4 && ok; ++k) {
+            const double want = fabs(a[k]) + fabs(a[4 + k]) + fabs(a[8 + k]);
+            const double err = fabs(a[k] - out->vx[pick[k]]) + fabs(a[4 + k] - out->vy[pick[k]]) +
+                               fabs(a[8 + k] - out->vz[pick[k]]);
+            ok = err <= 1e-9 * want + 1e-300;
+        }
+    }
+    if (!ok) {
+        cache_warning(path, "it does not match this run's input");
         nb_state64_free(out);
+    }
     return ok;
 }
 
@@ -120,7 +153,7 @@ static int reference_accel_all(const harness *h, nb_state64 *ref)
     char path[4200];
     if (h->o.ref_cache) {
         cache_path(h, "acc", 0, 0.0, path, sizeof path);
-        if (cache_load(path, &h->initial, ref))
+        if (cache_load(path, &h->initial, h->eps2, 1, ref))
             return NB_EXIT_OK;
     }
     if (nb_state64_alloc(ref, h->initial.systems, h->initial.bodies) != NB_EXIT_OK)
@@ -138,7 +171,7 @@ static int reference_state(const harness *h, uint64_t steps, double dt, nb_state
     char path[4200];
     if (h->o.ref_cache) {
         cache_path(h, "state", steps, dt, path, sizeof path);
-        if (cache_load(path, &h->initial, ref))
+        if (cache_load(path, &h->initial, h->eps2, 0, ref))
             return NB_EXIT_OK;
     }
     if (nb_state64_alloc(ref, h->initial.systems, h->initial.bodies) != NB_EXIT_OK)
@@ -379,6 +412,10 @@ static int setup(harness *h)
         nb_error("--theta: %s is a direct sum with no opening angle (the option is for tree steps)", NB_STEP_NAME);
         return NB_EXIT_ERROR;
     }
+    if (o->validate_only && (o->output || o->snapshot_dir)) { /* it would run no step to write them from */
+        nb_error("--validate-only writes no %s: drop it, or drop --validate-only", o->output ? "--output" : "snapshots");
+        return NB_EXIT_ERROR;
+    }
     if (o->csv && !o->validate_only && o->steps == 0) {
         nb_error("--csv needs at least one step to time (--steps 0 only validates and writes --output)");
         return NB_EXIT_ERROR;
@@ -396,7 +433,6 @@ static int setup(harness *h)
         rc = nb_snapshot_read(o->input, &h->initial, &info);
         if (rc != NB_EXIT_OK)
             return rc;
-        h->input_crc = nb_snapshot_crc(o->input);
         if (!o->dt_set && info.dt > 0.0)
             o->dt = info.dt;
         if (!o->eps_set && info.eps >= 0.0)
@@ -434,6 +470,13 @@ static int setup(harness *h)
     }
     if (o->eps == 0.0 && (rc = reject_coincident(&h->initial)) != NB_EXIT_OK)
         return rc;
+    nb_sha256 sha; /* every float of the initial state, and its shape */
+    nb_sha256_init(&sha);
+    const uint64_t shape[2] = {h->initial.systems, h->initial.bodies};
+    nb_sha256_update(&sha, shape, sizeof shape);
+    for (int k = 0; k < NB_FIELDS; ++k)
+        nb_sha256_update(&sha, nb_state_field(&h->initial, k), nb_state_count(&h->initial) * sizeof(float));
+    nb_sha256_hex(&sha, h->initial_sha);
 
     h->eps2 = o->eps * o->eps;
     float eps2 = (float)h->eps2;

@@ -91,6 +91,23 @@ int nb_results_check(const char *path)
     return rc;
 }
 
+/* The last row has no newline: a run that stopped while writing it. Cut it off (it is not a whole
+ * row), say so, and append after the last whole one. */
+static int repair_torn_row(const char *path, int fd, const struct stat *st)
+{
+    off_t end = st->st_size;
+    char c = 0;
+    while (end > 0 && pread(fd, &c, 1, end - 1) == 1 && c != '\n')
+        --end;
+    if (end == 0 || ftruncate(fd, end) != 0) {
+        nb_error("%s ends in a torn row that cannot be removed: repair or move the file", path);
+        return NB_EXIT_ERROR;
+    }
+    fprintf(stderr, "warning: %s ended in a torn row (%lld bytes without a newline): removed\n", path,
+            (long long)(st->st_size - end));
+    return NB_EXIT_OK;
+}
+
 int nb_results_append(const char *path, const nb_result *r)
 {
     line l = {{0}, 0};
@@ -140,6 +157,9 @@ int nb_results_append(const char *path, const nb_result *r)
     int rc = NB_EXIT_OK;
     if (fstat(fd, &st) == 0 && st.st_size > 0) {
         rc = check_header(path, fd);
+        char last = '\n';
+        if (rc == NB_EXIT_OK && pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+            rc = repair_torn_row(path, fd, &st);
     } else {
         const char *h = NB_RESULTS_HEADER "\n";
         if (write(fd, h, strlen(h)) != (ssize_t)strlen(h)) {
@@ -147,9 +167,14 @@ int nb_results_append(const char *path, const nb_result *r)
             rc = NB_EXIT_ERROR;
         }
     }
-    if (rc == NB_EXIT_OK && write(fd, l.buf, l.len) != (ssize_t)l.len) {
-        nb_error("cannot write %s: %s", path, strerror(errno));
-        rc = NB_EXIT_ERROR;
+    if (rc == NB_EXIT_OK) { /* a whole row or nothing: a short write is cut off again */
+        const off_t before = lseek(fd, 0, SEEK_END);
+        if (write(fd, l.buf, l.len) != (ssize_t)l.len) {
+            nb_error("cannot write %s: %s", path, strerror(errno));
+            if (before >= 0 && ftruncate(fd, before) != 0)
+                nb_error("%s: the partial row could not be removed either: %s", path, strerror(errno));
+            rc = NB_EXIT_ERROR;
+        }
     }
     if (close(fd) != 0 && rc == NB_EXIT_OK) {
         nb_error("cannot write %s: %s", path, strerror(errno));
@@ -179,6 +204,8 @@ static size_t split(char *s, char **out, size_t max)
 
 int nb_csv_read(const char *path, nb_csv *csv)
 {
+    if (nb_input_check(path) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
     memset(csv, 0, sizeof *csv);
     FILE *f = fopen(path, "rb");
     if (!f) {

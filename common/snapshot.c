@@ -301,6 +301,8 @@ static int read_arrays(const char *path, FILE *f, const nb_snapshot_info *info, 
 
 static FILE *open_snapshot(const char *path)
 {
+    if (nb_input_check(path) != NB_EXIT_OK)
+        return NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         nb_error("cannot read %s: %s", path, strerror(errno));

@@ -71,6 +71,19 @@ int nb_output_check(const char *path)
         nb_error("cannot write %s: %s", path, strerror(EISDIR));
         return NB_EXIT_ERROR;
     }
+    /* What is there is replaced (or appended to) only if it is a plain file we may write: a link, a FIFO
+     * or a device would be replaced by a file, or block; a read-only file is the user's to keep. */
+    if (lstat(path, &st) == 0) {
+        if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
+            nb_error("%s is %s, not a regular file: refusing to replace it", path,
+                     S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a special file");
+            return NB_EXIT_ERROR;
+        }
+        if (access(path, W_OK) != 0) {
+            nb_error("%s is read-only: refusing to replace it", path);
+            return NB_EXIT_ERROR;
+        }
+    }
     /* The file is written beside itself and renamed, or appended to: its folder must take new files. */
     const char *slash = strrchr(path, '/');
     char dir[4096];
@@ -107,4 +120,18 @@ const char *nb_format_bytes(uint64_t bytes, char *buf, size_t len)
     }
     snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
     return buf;
+}
+
+int nb_input_check(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        nb_error("cannot read %s: %s", path, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    if (!S_ISREG(st.st_mode)) { /* a FIFO would block the read forever */
+        nb_error("cannot read %s: %s", path, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+        return NB_EXIT_ERROR;
+    }
+    return NB_EXIT_OK;
 }

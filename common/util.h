@@ -28,6 +28,8 @@ int nb_mul_overflows(uint64_t a, uint64_t b, uint64_t *out);
  * its folder exists and takes new files), else NB_EXIT_ERROR after the line the write itself would
  * give, so that a long run is not wasted. */
 int nb_output_check(const char *path);
+/* A path to read from must be a regular file (a FIFO would block): 0, or NB_EXIT_ERROR after one line. */
+int nb_input_check(const char *path);
 
 /* Host memory the kernel says is available (MemAvailable), or 0 if unknown. */
 uint64_t nb_host_memory_available(void);

@@ -1012,6 +1012,33 @@ static void run_checks(grader *g, outcome *out, const char *logdir, const char *
     }
 }
 
+/* A time no honest step can show: its timed region (nb_region_begin/end) covers under a quarter of
+ * the wall time of the run around it (a region that times nothing), or a direct-sum step beats the
+ * GPU's issue bound at MIN_INSTRUCTIONS per interaction (each pair once takes about 9; tree steps are
+ * exempt: their N^2-equivalent rate legitimately exceeds any direct sum's). 1 with the reason. */
+#define MIN_INSTRUCTIONS 4.0
+#define E2E_CHECKED_S 0.01
+static int implausible(const grader *g, const step *s, double loop_s, double e2e_s, double gint, double clock_mhz,
+                       double gpus, const char *device, char *why, size_t len)
+{
+    if (e2e_s >= E2E_CHECKED_S && loop_s < 0.25 * e2e_s) {
+        textf(why, len, "implausible timing: the timed region is %.3g s of a %.3g s run (under a quarter: does "
+              "nb_region_begin/end surround the time loop?)", loop_s, e2e_s);
+        return 1;
+    }
+    const int sms = sms_of(&g->gpus, device);
+    if (!strcmp(s->check, "exact") && !strcmp(s->lang, "cu") && sms > 0 && clock_mhz > 0.0) {
+        const double bound = (gpus > 0.0 ? gpus : 1.0) * sms * 4.0 * 32.0 * clock_mhz * 1e6 / MIN_INSTRUCTIONS * 1e-9;
+        if (gint > bound) {
+            textf(why, len, "implausible speed: %.4g G interactions/s is above what %s can issue (%.4g at %.0f "
+                  "instructions per interaction, %d SMs, %.0f MHz)", gint, device, bound, MIN_INSTRUCTIONS, sms,
+                  clock_mhz);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The ladder run: validates at that size (a sample beyond S*N^2 = 2^32), warms up, times --repeat runs. */
 static void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
 {
@@ -1054,12 +1081,20 @@ static void run_timing(grader *g, outcome *out, const char *logdir, const char *
     out->loop_min = cell_num(&c, 0, "kernel_min_s");
     out->loop_max = cell_num(&c, 0, "kernel_max_s");
     out->gint = cell_num(&c, 0, "ginteractions_s");
+    const double e2e = cell_num(&c, 0, "e2e_s"), clock_mhz = cell_num(&c, 0, "clock_mhz");
+    const double gpus = cell_num(&c, 0, "gpus");
+    char device[256];
+    textf(device, sizeof device, "%s", nb_csv_get(&c, 0, "device"));
     nb_csv_free(&c);
     out->timed = out->loop_s > 0.0 && out->gint > 0.0;
     out->row = row;
     if (!out->timed) {
         out->v = V_FAIL;
         textf(out->reason, sizeof out->reason, "the ladder run wrote no time (see %s)", log);
+    } else if (implausible(g, out->s, out->loop_s, e2e, out->gint, clock_mhz, gpus, device, out->reason,
+                           sizeof out->reason)) {
+        out->v = V_FAIL;
+        out->timed = 0;
     }
     progress(g, "  %s %s: timing %.4g s median of %s, %.4g G interactions/s (%.1f s)", out->s->id, out->name,
              out->loop_s, r, out->gint, res.seconds);

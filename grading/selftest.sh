@@ -33,6 +33,7 @@ faults=(
     "system-offset|$cpu_step|a system starts at i / n, not i / n * n|s/first = i \/ n \* n;/first = i \/ n;/"
     "drift-before-kick|$cpu_step|positions move with the old velocity|s/s->v\([xyz]\)\[i\] += a\([xyz]\)\[i\] \* run->dt;/KICK_\1/;s/s->\([xyz]\)\[i\] += s->v\([xyz]\)\[i\] \* run->dt;/s->v\1[i] += a\1[i] * run->dt;/;s/KICK_\([xyz]\)/s->\1[i] += s->v\1[i] * run->dt;/"
     "nan|$cpu_step|no softening: the j = i term is 0/0|s/+ eps2; \/\* softening/; \/* softening/"
+    "empty-region|$cpu_step|the timed region marks nothing: the loop runs outside it (graded with its timed run)|s/^    nb_region_begin(run);$//;s/^    nb_region_end(run);$/    nb_region_begin(run);\n    nb_region_end(run);/"
     "partial-tile|$gpu_step|the last partial tile of bodies is skipped|s/const int tiles = (n + blockDim.x - 1) \/ blockDim.x;/const int tiles = n \/ blockDim.x;/"
     "wrong-sign|$gpu_step|x_i - x_j instead of x_j - x_i: repulsion|s/= pj\.\([xyz]\) - \([xyz]\)i;/= \2i - pj.\1;/"
     "mass-ignored|$gpu_step|every body pulls with unit mass|s/const float f = pj\.w \* inv/const float f = inv/"
@@ -110,7 +111,10 @@ run_case() {
         report "BROKEN" "the copy did not build: see $dir/build.log"
         return
     fi
-    "$GRADER" --steps "$id" --binary "$bin" --label "$name" --no-timing --out "$dir/grade" --ref-cache "$cache" \
+    # A fault in the timing shows only in the timed run: a small one, for that case alone.
+    local timing=(--no-timing)
+    [ "$name" = empty-region ] && timing=(--bodies 2048 --cpu-steps 2 --gpu-steps 2 --repeat 3)
+    "$GRADER" --steps "$id" --binary "$bin" --label "$name" "${timing[@]}" --out "$dir/grade" --ref-cache "$cache" \
         --probe "$GPU_PROBE" --jobs "$GRADE_JOBS" --timeout "$GRADE_TIMEOUT" --check-n "$GRADE_CHECK_N" \
         > "$dir/grade.log" 2>&1
     local rc=$? got why

@@ -4,17 +4,18 @@
 # and leaves in OUT: log.txt (everything printed), results.csv (the rows of the runs made here),
 # instructions.csv and stalls.csv (ncu), grade.tgz (make grade's table and CSVs), measure.tgz
 # (report/measure.sh's CSVs, re-packed after every phase, so a call cut short still returns what finished).
-#   phases: env build validate scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade
+#   phases: env build validate floor scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade
+#   (floor: step06 at N = 131072 and 16384, the ladder's floors; GPU_RUN_GRADE_STEPS="09 10": grade only those)
 # GPU_RUN_BUDGET=S: start no phase after S seconds (phases are ordered by importance).
 # Without apt (the lent machines), Check and zlib come from Debian packages unpacked in .deps/root.
 set -u -o pipefail
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
-    echo "usage: report/gpu-run.sh OUT [env build validate scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade]" >&2
+    echo "usage: report/gpu-run.sh OUT [env build validate floor scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade]" >&2
     exit 2
 fi
 out=$1
 shift
-phases=${*:-env build validate scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade}
+phases=${*:-env build validate floor scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade}
 mkdir -p "$out" || exit 2
 exec > >(tee -a "$out/log.txt") 2>&1
 budget=${GPU_RUN_BUDGET:-100000}
@@ -131,6 +132,13 @@ if has streams; then
     done
 fi
 
+# The floors part one must keep (README, targets): step06 >= 2.10e12 at N = 131072, >= 1.74e12 at 16384.
+if has floor; then
+    timed floor "$bin/step06_soa" -q -n 131072 -k 20 -r 5
+    timed floor "$bin/step06_soa" -q -n 16384 -k 400 -r 5
+    awk -F, '$4 == "floor" { printf "floor: step06 N=%s %.0f G interactions/s (%s)\n", $8, $20, $35 }' "$csv"
+fi
+
 if has ladder; then
     MEASURE_TARGET_S=0.1 measure env ladder
 fi
@@ -200,7 +208,7 @@ fi
 
 # What a student sees: make grade over every step, its table, and its CSVs.
 if has grade; then
-    make "${deps[@]}" GRADE_JOBS=8 grade 2>&1 | grep -vE '^(gcc|nvcc|ar|rm) ' | tee build/grade-output.txt | tail -n 25
+    make "${deps[@]}" GRADE_JOBS=8 ${GPU_RUN_GRADE_STEPS:+STEPS="$GPU_RUN_GRADE_STEPS"} grade 2>&1 | grep -vE '^(gcc|nvcc|ar|rm) ' | tee build/grade-output.txt | tail -n 25
     tar czf "$out/grade.tgz" build/grade-output.txt build/grade/results.csv build/grade/checks.csv 2>/dev/null
 fi
 printf '\n=== done (+%ss)\n' "$(elapsed)"

@@ -12,6 +12,7 @@
 #include "nbody.h"
 #include "util.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -322,7 +323,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     size_t item_count = 0;
     for (int g = 0; g < groups; ++g)
         item_count += (CHUNKS_PER_GROUP + piece - 1) / piece + (chunks - (g + 1) * CHUNKS_PER_GROUP + piece - 1) / piece;
-    if (item_count > (size_t)1 << 31) {
+    if (item_count >= (size_t)INT_MAX) {
         nb_error("--bodies %d: %zu work items, more than one launch holds", n, item_count);
         return NB_EXIT_ERROR;
     }

@@ -60,6 +60,7 @@ prepare() {
         @foreign.csv) printf 'not,the,lab,header\n1,2,3,4\n' > foreign.csv ;;
         @folder) mkdir -p folder ;;
         @plain) echo "a plain file" > plain ;;
+        @fifo) mkfifo fifo ;;
         esac
     done
 }
@@ -244,6 +245,8 @@ case_ O9 bad all "collision of 1 body" --model collision -n 1
 case_ O10 bad cpu "GPU options on a CPU step" --gpus 2
 case_ O11 bad all "block beyond 1024" --block 2000
 case_ O12 bad all "--csv with --steps 0" -n 16 --steps 0
+case_ O13 bad cpu "--theta on a direct-sum step" -n 16 --theta 0.5
+case_ O14 bad cpu "--deterministic on a step that has no other order" -n 16 --deterministic
 # ---- snapshot files -------------------------------------------------------------------------
 case_ F0 bad steps "input file missing" -i missing.nbs
 case_ F1 bad steps "input is a folder" -i @folder
@@ -264,6 +267,7 @@ case_ F15 bad steps "input with an infinite velocity" -i @inf.nbs
 case_ F16 bad steps "input (float64) beyond float32" -i @big64.nbs
 case_ F17 bad steps "input with a negative mass" -i @negmass.nbs
 case_ F18 bad steps "input with a NaN dt in its header" -i @hdrnan.nbs
+case_ F19 bad steps "input is a FIFO (no writer: it would block)" -i @fifo
 # ---- outputs --------------------------------------------------------------------------------
 case_ W0 bad steps "output in a missing folder" -n 16 --steps 1 -o nodir/out.nbs
 case_ W1 bad steps "output onto a folder" -n 16 --steps 1 -o @folder
@@ -271,6 +275,10 @@ case_ W2 bad steps "CSV in a missing folder" -n 16 --steps 1 --csv nodir/out.csv
 case_ W3 bad steps "CSV with another header" -n 16 --steps 1 --csv @foreign.csv
 case_ W4 bad steps "snapshot folder missing" -n 16 --steps 2 --snapshot-every 1 --snapshot-dir nodir
 case_ W5 bad steps "snapshot folder is a file" -n 16 --steps 2 --snapshot-every 1 --snapshot-dir @plain
+case_ W6 bad steps "CSV is a FIFO" -n 16 --steps 1 --csv @fifo
+case_ W7 bad steps "output is a FIFO" -n 16 --steps 1 -o @fifo
+case_ W8 bad steps "--validate-only with --output (it would write nothing)" -n 16 --validate-only -o out2.nbs
+case_ W9 bad steps "--ref-cache with an empty name (the filesystem's root)" -n 16 --ref-cache ''
 # ---- GPUs -----------------------------------------------------------------------------------
 case_ G0 bad nogpu "a GPU step without a GPU (none visible)" -n 1000
 case_ G1 bad gpu "more GPUs than exist (64, the most --gpus takes)" -n 1000 --gpus 64
