@@ -130,7 +130,8 @@ int nb_input_check(const char *path)
         return NB_EXIT_ERROR;
     }
     if (!S_ISREG(st.st_mode)) { /* a FIFO would block the read forever */
-        nb_error("cannot read %s: %s", path, S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+        nb_error("cannot read %s: not a regular file (%s)", path,
+                 S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO: reading it could block" : "a device");
         return NB_EXIT_ERROR;
     }
     return NB_EXIT_OK;

@@ -56,7 +56,7 @@ ladder_table() {
         function num(x) { return (x >= 1000) ? sprintf("%.0f", x) : sprintf("%.3g", x) }
         BEGIN {
             while ((getline l < "steps.list") > 0) if (l ~ /^[0-9]+ /) { split(l, w, " "); id = w[1]; t = l
-                for (k = 1; k <= 8; ++k) sub(/^[^ ]+ +/, "", t); what[id] = t; from[id] = w[6]; ids[++nid] = id }
+                for (k = 1; k <= 8; ++k) sub(/^[^ ]+ +/, "", t); what[id] = t; from[id] = w[6]; tree[id] = w[7] == "tree"; ids[++nid] = id }
             print "| step | what changes | N | G interactions/s | GFLOP/s | × serial | × previous | valid | device | recording |"
             print "|---|---|--:|--:|--:|--:|--:|:-:|---|---|"
         }
@@ -70,7 +70,9 @@ ladder_table() {
                 # x previous: against the step it grows from (steps.list, column from), named when not the line above
                 prev = (from[id] in row) ? (split(row[from[id]], p, ",") ? p[5] : 0) : 0
                 vs = (prev > 0) ? num(f[5] / prev) "×" ((i > 1 && ids[i - 1] == from[id]) ? "" : " (vs " from[id] ")") : ""
-                printf "| %s `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", id, f[2], what[id], f[3], num(f[5]), num(f[6]),
+                # a tree code does fewer interactions: its rate is the N^2 a direct sum would need per second
+                printf "| %s `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", id, f[2], what[id], f[3],
+                    tree[id] ? num(f[5]) " (N² equivalent)" : num(f[5]), tree[id] ? "–" : num(f[6]),
                     (base > 0) ? num(f[5] / base) "×" : "", vs,
                     f[7], (f[8] ~ /NVIDIA/) ? f[8] : (f[1] == "00" ? f[8] " (1 thread)" : f[8] " (" f[9] " threads)"), f[10]
             }
