@@ -66,9 +66,11 @@ GPU_BINS := $(foreach s,$(GPU_IDS),$(call BIN,$(s)))
 ifndef COMMIT
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 endif
+# It also names the compilers and flags: changing CC or CFLAGS rebuilds what depends on it (every object).
+TOOLCHAIN = $(shell $(CC) --version 2>/dev/null | head -n1) | $(CFLAGS) | $(shell $(NVCC) --version 2>/dev/null | tail -n1) | $(NVCCFLAGS)
 $(BUILD)/gen/version.h: FORCE
 	@mkdir -p $(@D)
-	@printf '#define NB_COMMIT "%s"\n#define NB_VERSION "1.0"\n' '$(COMMIT)' > $@.tmp
+	@printf '#define NB_COMMIT "%s"\n#define NB_VERSION "1.0"\n/* built with: %s */\n' '$(COMMIT)' '$(subst ','',$(subst */,,$(TOOLCHAIN)))' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
@@ -85,7 +87,7 @@ $(LIBNBODY): $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/obj/common/device.o: common/device.cu common/device.h common/nbody.h common/platform.h common/timing.h
+$(BUILD)/obj/common/device.o: common/device.cu common/device.h common/nbody.h common/platform.h common/timing.h $(BUILD)/gen/version.h
 	@mkdir -p $(@D)
 	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) -c $< -o $@
 
@@ -103,7 +105,7 @@ $(BUILD)/obj/$(2)/main.o: common/main.c $(BUILD)/gen/version.h steps.list | $(BU
 	$$(call compile_main,$(1),$(2),$$(BUILD_LABEL))
 
 ifeq ($(3),c)
-$(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.c steps.list | $(BUILD)/.deps-zlib
+$(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.c steps.list $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $$(@D)
 	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) -MMD -MP -c $$< -o $$@
 
@@ -111,7 +113,7 @@ $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/o
 	@mkdir -p $$(@D)
 	$$(CC) -fopenmp $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 else
-$(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.list
+$(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.list $(BUILD)/gen/version.h
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(LAB_NVCCFLAGS) $$(NVCCFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) -c $$< -o $$@
 
@@ -130,7 +132,7 @@ endif
 endef
 $(foreach s,$(STEP_IDS),$(eval $(call STEP_RULES,$(s),$(call folder_of,$(s)),$(call lang_of,$(s)))))
 
-$(BUILD)/obj/common/host.o: common/host.c | $(BUILD)/.deps-zlib
+$(BUILD)/obj/common/host.o: common/host.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 

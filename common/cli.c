@@ -307,7 +307,16 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
             nb_error("option %s needs a value (see --help)", argv[optind - 1]);
             return NB_EXIT_ERROR;
         default:
-            if (optopt)
+            if (optind > 0 && optind <= argc && !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '=')) {
+                /* --name=value: a known option that takes no value, or an unknown one */
+                const char *arg = argv[optind - 1] + 2;
+                const size_t len = strcspn(arg, "=");
+                int known = 0;
+                for (const struct option *l = longopts; l->name; ++l)
+                    known |= strlen(l->name) == len && !strncmp(l->name, arg, len);
+                nb_error(known ? "option --%.*s takes no value (see --help)" : "unknown option --%.*s (see --help)",
+                         (int)len, arg);
+            } else if (optopt)
                 nb_error("unknown option -%c (see --help)", optopt);
             else
                 nb_error("unknown option %s (see --help)", argv[optind - 1]);

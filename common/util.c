@@ -92,6 +92,13 @@ int nb_output_check(const char *path)
         nb_error("cannot write %s: %s", path, strerror(errno));
         return NB_EXIT_ERROR;
     }
+    /* A name the folder cannot hold would fail only after the run (with room for the temporary's suffix). */
+    const long name_max = pathconf(dir, _PC_NAME_MAX);
+    if (name_max > 0 && (long)strlen(slash ? slash + 1 : path) + 16 > name_max) {
+        nb_error("cannot write %s: %s (a file name there has at most %ld characters, and the lab writes it "
+                 "through a temporary of the name plus 16)", path, strerror(ENAMETOOLONG), name_max);
+        return NB_EXIT_ERROR;
+    }
     return NB_EXIT_OK;
 }
 

@@ -247,6 +247,7 @@ case_ O11 bad all "block beyond 1024" --block 2000
 case_ O12 bad all "--csv with --steps 0" -n 16 --steps 0
 case_ O13 bad cpu "--theta on a direct-sum step" -n 16 --theta 0.5
 case_ O14 bad cpu "--deterministic on a step that has no other order" -n 16 --deterministic
+case_ O15 bad all "a long option without a value, given one" --diagnostics=1
 # ---- snapshot files -------------------------------------------------------------------------
 case_ F0 bad steps "input file missing" -i missing.nbs
 case_ F1 bad steps "input is a folder" -i @folder
@@ -279,6 +280,7 @@ case_ W6 bad steps "CSV is a FIFO" -n 16 --steps 1 --csv @fifo
 case_ W7 bad steps "output is a FIFO" -n 16 --steps 1 -o @fifo
 case_ W8 bad steps "--validate-only with --output (it would write nothing)" -n 16 --validate-only -o out2.nbs
 case_ W9 bad steps "--ref-cache with an empty name (the filesystem's root)" -n 16 --ref-cache ''
+case_ W10 bad steps "an output name longer than the folder takes (checked before the run)" -n 16 --steps 1 -o $(printf 'o%.0s' {1..250}).nbs
 # ---- GPUs -----------------------------------------------------------------------------------
 case_ G0 bad nogpu "a GPU step without a GPU (none visible)" -n 1000
 case_ G1 bad gpu "more GPUs than exist (64, the most --gpus takes)" -n 1000 --gpus 64
