@@ -321,7 +321,7 @@ static int run_steps(harness *h, nb_state *work, uint64_t steps, nb_snapshot_sin
         return rc;
     }
     /* The step does not write snapshots itself: run it in chunks and write them between. */
-    r.snapshot_every = 0;
+    r.snapshot_every = 0; /* counted from this run's start, also when it resumes from an --input snapshot */
     for (uint64_t done = 0; done < steps;) {
         const uint64_t every = h->o.snapshot_every;
         const uint64_t chunk = steps - done < every ? steps - done : every;
@@ -330,7 +330,7 @@ static int run_steps(harness *h, nb_state *work, uint64_t steps, nb_snapshot_sin
         done += chunk;
         work->step += chunk;
         work->time += (double)chunk * h->o.dt;
-        if (rc == NB_EXIT_OK && work->step % every == 0)
+        if (rc == NB_EXIT_OK && done % every == 0)
             rc = nb_sink_push(sink, work);
         if (rc != NB_EXIT_OK)
             return rc;

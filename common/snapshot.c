@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,18 @@ static int read_header(const char *path, FILE *f, nb_snapshot_info *info, uLong 
     }
     if (!isfinite(info->time) || !isfinite(info->eps) || !isfinite(info->dt)) {
         nb_error("%s: non-finite time, eps or dt in the header", path);
+        return NB_EXIT_ERROR;
+    }
+    /* The header's dt and eps become the run's unless the command line sets them: the same limits as
+     * --dt and --eps (dt 0 means "not recorded"), and a step counter with room to go on. */
+    if (info->dt < 0.0 || info->dt > 1e6 || (info->dt > 0.0 && (float)info->dt < FLT_MIN) || info->eps < 0.0 ||
+        info->eps > 1e6) {
+        nb_error("%s: dt %g or eps %g in the header is outside what --dt and --eps take (0 < dt <= 1e6, "
+                 "0 <= eps <= 1e6)", path, info->dt, info->eps);
+        return NB_EXIT_ERROR;
+    }
+    if (info->step > ((uint64_t)1 << 62)) {
+        nb_error("%s: step counter %llu in the header leaves no room to go on", path, (unsigned long long)info->step);
         return NB_EXIT_ERROR;
     }
     const uint64_t expected = NB_SNAPSHOT_HEADER_BYTES + total * NB_FIELDS * info->precision + 4;

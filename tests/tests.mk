@@ -96,8 +96,19 @@ test-features: $(FEATURE_PROBE)  ## the harness hands a step that writes its own
 	  echo "PASS features: a step with NB_FEATURE_SNAPSHOTS gets the whole loop and snapshot_every"; \
 	else echo "FAIL features: $$(tail -n 1 $(TEST_DIR)/feature-probe.log)"; exit 1; fi
 
+# A run resumed from a snapshot writes its snapshots on its own schedule: every K steps from its start.
+.PHONY: test-resume
+test-resume: $(call BIN,00)  ## a run resumed from a snapshot (step 10) writes snapshots every K of its own steps
+	@d=$(TEST_DIR)/resume; rm -rf $$d && mkdir -p $$d/snaps && \
+	$(call BIN,00) -q -n 64 -k 10 -r 1 --validate off -o $$d/at10.nbs && \
+	$(call BIN,00) -q -i $$d/at10.nbs -k 8 -r 1 --validate off --snapshot-every 4 --snapshot-dir $$d/snaps && \
+	got=$$(cd $$d/snaps && ls | tr '\n' ' ') && \
+	if [ "$$got" = "snap-0000000014.nbs snap-0000000018.nbs " ]; then \
+	  echo "PASS resume: a run resumed at step 10 wrote its snapshots at steps 14 and 18"; \
+	else echo "FAIL resume: snapshots written: '$$got' (want steps 14 and 18)"; exit 1; fi
+
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
-TEST_EXTRA ?= test-features test-handout test-hardening test-deterministic
+TEST_EXTRA ?= test-features test-resume test-handout test-hardening test-deterministic
 test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
 	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
