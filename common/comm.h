@@ -15,8 +15,8 @@ int nb_comm_rank(void);   /* 0 for a single process */
 int nb_comm_size(void);   /* 1 for a single process */
 /* The largest of every rank's `value` (the slowest rank's time). */
 double nb_comm_max(double value);
-/* End the run with status `code`: 0 ends every rank normally; anything else takes the whole job down
- * (MPI_Abort), since the other ranks may be waiting on this one. Returns `code` (single process). */
+/* End the run with status `code`: 0 ends every rank normally; anything else, on more than one rank,
+ * takes the whole job down (MPI_Abort), since the others may be waiting on this one. Returns `code`. */
 int nb_comm_finalize(int code);
 /* Exit now with `code`; under MPI the whole job goes down (nb_die and NB_CUDA end here). */
 #ifdef __cplusplus

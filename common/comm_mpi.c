@@ -37,19 +37,22 @@ double nb_comm_max(double value)
 
 int nb_comm_finalize(int code)
 {
-    if (code != 0)
+    if (code != 0 && size > 1)
         nb_comm_abort(code);
     if (started)
         MPI_Finalize();
     started = 0;
-    return 0;
+    return code;
 }
 
 _Noreturn void nb_comm_abort(int code)
 {
     fflush(stdout);
     fflush(stderr);
-    if (started)
+    /* Alone (run without mpirun, or -np 1) nobody waits for this rank: end quietly with its own line. */
+    if (started && size > 1)
         MPI_Abort(MPI_COMM_WORLD, code); /* mpirun ends every rank and exits non-zero */
+    if (started)
+        MPI_Finalize();
     exit(code);
 }

@@ -40,6 +40,7 @@ else
 fi
 
 # Kill rank 1 with SIGKILL mid-run: mpirun must notice and end every rank.
+rm -f "$log/kill.log" # a pid left from an earlier run would be read before mpirun starts
 $(mpirun_for 2) "$prog" spin >"$log/kill.log" 2>&1 &
 job=$!
 pid=
