@@ -75,7 +75,7 @@ $(BUILD)/gen/version.h: FORCE
 FORCE:
 
 # ---- common/: libnbody.a, and the two platforms --------------------------------------------
-COMMON_SRC := cli.c features.c init.c progress.c reference.c results.c rng.c sha256.c sink.c snapshot.c state.c timing.c util.c validate.c
+COMMON_SRC := cli.c comm_single.c features.c init.c progress.c reference.c results.c rng.c sha256.c sink.c snapshot.c state.c timing.c util.c validate.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/common/%.o)
 LIBNBODY := $(BUILD)/lib/libnbody.a
 
@@ -90,6 +90,19 @@ $(LIBNBODY): $(COMMON_OBJ)
 $(BUILD)/obj/common/device.o: common/device.cu common/device.h common/nbody.h common/platform.h common/timing.h $(BUILD)/gen/version.h
 	@mkdir -p $(@D)
 	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) -c $< -o $@
+
+# ---- MPI: the steps registered with launch mpi:R (steps.list) --------------------------------
+# Read when a recipe runs, after $(BUILD)/.deps-mpi may have installed OpenMPI. comm_mpi.o goes ahead
+# of libnbody.a, so its comm.h wins over comm_single.o; exchange.o is the ring and the allgather.
+MPI_CFLAGS = $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS = $(shell mpicc --showme:link 2>/dev/null)
+# nvcc takes -I, -L and -l itself; anything else goes to the host compiler.
+mpi_for_nvcc = $(foreach f,$(1),$(if $(filter -I% -L% -l%,$(f)),$(f),-Xcompiler=$(f)))
+MPI_OBJ := $(BUILD)/obj/mpi/comm_mpi.o $(BUILD)/obj/mpi/exchange.o
+
+$(BUILD)/obj/mpi/%.o: common/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-mpi $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
 
 # ---- one rule set per step ----------------------------------------------------------------
 # The recipe that compiles the harness's main for a program: $(1) id, $(2) name, $(3) build label. The
@@ -113,13 +126,13 @@ $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/o
 	@mkdir -p $$(@D)
 	$$(CC) -fopenmp $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 else
-$(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.list $(BUILD)/gen/version.h
+$(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.list $(BUILD)/gen/version.h $(if $(call launch_of,$(1)),| $(BUILD)/.deps-mpi)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(LAB_NVCCFLAGS) $$(NVCCFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) -c $$< -o $$@
+	$$(NVCC) $$(LAB_NVCCFLAGS) $$(NVCCFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) $(if $(call launch_of,$(1)),$$(call mpi_for_nvcc,$$(MPI_CFLAGS))) -c $$< -o $$@
 
-$(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/device.o $(LIBNBODY)
+$(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/device.o $(if $(call launch_of,$(1)),$(MPI_OBJ)) $(LIBNBODY)
 	@mkdir -p $$(@D)
-	$$(NVCC) -arch=sm_$$(CUDA_ARCH) -o $$@ $$^ -Xcompiler -fopenmp $$(NVCC_LDFLAGS) $$(LDLIBS)
+	$$(NVCC) -arch=sm_$$(CUDA_ARCH) -o $$@ $$^ -Xcompiler -fopenmp $$(NVCC_LDFLAGS) $(if $(call launch_of,$(1)),$$(call mpi_for_nvcc,$$(MPI_LIBS))) $$(LDLIBS)
 endif
 
 .PHONY: step$(1)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # deps.sh WHAT: make sure a dependency of the lab is here; install it with apt-get when we can
 # (root, non-interactive, no recommends), or print the exact command and fail.
-#   WHAT: zlib (snapshots' CRC-32), check (make test), gnuplot (figures; optional for make grade)
+#   WHAT: zlib (snapshots' CRC-32), check (make test), gnuplot (figures; optional for make grade),
+#         mpi (OpenMPI: mpicc and mpirun, for the steps launched through mpirun and their tests)
 set -u
-what=${1:?usage: deps.sh zlib|check|gnuplot}
+what=${1:?usage: deps.sh zlib|check|gnuplot|mpi}
 cc=${CC:-gcc}
 root=${DEPS_ROOT:-}
 
@@ -17,6 +18,8 @@ have() {
         pkg-config --exists check 2>/dev/null ;;
     gnuplot)
         command -v gnuplot >/dev/null 2>&1 ;;
+    mpi)
+        command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 ;;
     esac
 }
 
@@ -24,6 +27,7 @@ case $what in
 zlib) pkgs="zlib1g-dev" ;;
 check) pkgs="check libsubunit-dev pkg-config" ;;
 gnuplot) pkgs="gnuplot-nox" ;;
+mpi) pkgs="openmpi-bin libopenmpi-dev" ;;
 *) echo "deps.sh: unknown dependency '$what'" >&2; exit 2 ;;
 esac
 

@@ -5,6 +5,7 @@
  * (the Makefile takes them from steps.list), and linked with the step's nb_step_run(). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "comm.h"
 #include "nbody.h"
 #include "platform.h"
 #include "progress.h"
@@ -161,7 +162,7 @@ static int reference_accel_all(const harness *h, nb_state64 *ref)
     nb_state64_from(ref, &h->initial);
     nb_progress("fp64 reference accelerations");
     nb_ref_accel(ref, h->eps2, NULL, 0, ref->vx, ref->vy, ref->vz);
-    if (h->o.ref_cache)
+    if (h->o.ref_cache && nb_comm_rank() == 0)
         nb_snapshot_write64(path, ref, sqrt(h->eps2), 0.0); /* a cache that cannot be written is only slower */
     return NB_EXIT_OK;
 }
@@ -182,7 +183,7 @@ static int reference_state(const harness *h, uint64_t steps, double dt, nb_state
         nb_state64_free(ref);
         return NB_EXIT_ERROR;
     }
-    if (h->o.ref_cache)
+    if (h->o.ref_cache && nb_comm_rank() == 0)
         nb_snapshot_write64(path, ref, sqrt(h->eps2), dt);
     return NB_EXIT_OK;
 }
@@ -535,9 +536,8 @@ static void fill_result(const harness *h, nb_result *r, const nb_check *c, const
     r->commit = NB_COMMIT;
 }
 
-int main(int argc, char **argv)
+static int run_main(int argc, char **argv)
 {
-    nb_set_progname(NB_STEP_NAME);
     /* Static, like work, e2e and loop below: they live until exit, so an early error return leaves
      * nothing unreachable for LeakSanitizer or valgrind to report. */
     static harness h;
@@ -575,7 +575,7 @@ int main(int argc, char **argv)
                         check.state_done ? "" : " (state check skipped at this size: accelerations only)");
         }
         if (!passed || o->validate_only) {
-            if (o->csv) {
+            if (o->csv && nb_comm_rank() == 0) {
                 nb_result r;
                 fill_result(&h, &r, &check, verdict);
                 if (nb_results_append(o->csv, &r) != NB_EXIT_OK)
@@ -620,8 +620,8 @@ int main(int argc, char **argv)
             rc = run_steps(&h, &work, o->steps, sink);
             if (rc == NB_EXIT_OK && sink)
                 rc = nb_sink_flush(sink); /* the files are part of the run */
-            e2e[r] = nb_now() - t0;
-            loop[r] = h.clock.elapsed;
+            e2e[r] = nb_comm_max(nb_now() - t0); /* the slowest rank's (one process: its own) */
+            loop[r] = nb_comm_max(h.clock.elapsed);
             if (rc != NB_EXIT_OK) {
                 nb_sink_close(sink);
                 return rc;
@@ -642,7 +642,7 @@ int main(int argc, char **argv)
                 return NB_EXIT_MISMATCH;
             }
     }
-    if (o->output && (rc = nb_snapshot_write(o->output, &work, o->eps, o->dt)) != NB_EXIT_OK)
+    if (o->output && nb_comm_rank() == 0 && (rc = nb_snapshot_write(o->output, &work, o->eps, o->dt)) != NB_EXIT_OK)
         return rc;
     if (o->diagnostics) {
         if ((rc = diagnostics(&h, &work, &after)) != NB_EXIT_OK)
@@ -673,7 +673,7 @@ int main(int argc, char **argv)
             printf("  %.4g G interactions/s, %.4g GFLOP/s (%d flops per interaction)%s%s\n", r.ginteractions_s,
                    r.gflops, NB_FLOPS_PER_INTERACTION, h.info.config[0] ? "; " : "", h.info.config);
         }
-        if (o->csv && nb_results_append(o->csv, &r) != NB_EXIT_OK)
+        if (o->csv && nb_comm_rank() == 0 && nb_results_append(o->csv, &r) != NB_EXIT_OK)
             return NB_EXIT_ERROR;
     }
     free(e2e);
@@ -681,4 +681,12 @@ int main(int argc, char **argv)
     nb_state_free(&work);
     nb_state_free(&h.initial);
     return NB_EXIT_OK;
+}
+
+/* Every rank of an MPI step runs all of the above (common/comm.h); a rank that fails ends the job. */
+int main(int argc, char **argv)
+{
+    nb_set_progname(NB_STEP_NAME);
+    const int rc = nb_comm_init(&argc, &argv);
+    return nb_comm_finalize(rc != NB_EXIT_OK ? rc : run_main(argc, argv));
 }

@@ -1,6 +1,7 @@
 /* sink.c: a bounded queue of state copies and one writer thread. */
 #define _POSIX_C_SOURCE 200809L
 #include "sink.h"
+#include "comm.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -90,6 +91,8 @@ nb_snapshot_sink *nb_sink_open(const char *dir, double eps, double dt)
 
 int nb_sink_push(nb_snapshot_sink *s, const nb_state *view)
 {
+    if (nb_comm_rank() != 0) /* every rank runs the same chunks; rank 0 alone writes the files */
+        return NB_EXIT_OK;
     nb_state copy = {0};
     pthread_mutex_lock(&s->lock); /* a copy the writer is done with, if it has the same shape */
     while (s->spares > 0 && !copy.x) {

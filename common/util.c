@@ -1,6 +1,7 @@
 /* util.c: error lines, checked allocation, checked size arithmetic. */
 #define _POSIX_C_SOURCE 200809L
 #include "util.h"
+#include "comm.h"
 #include "nbody.h"
 
 #include <errno.h>
@@ -46,7 +47,7 @@ void nb_die(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vline(fmt, ap);
     va_end(ap);
-    exit(code);
+    nb_comm_abort(code); /* exit(code); under MPI the whole job */
 }
 
 void *nb_malloc(size_t bytes, const char *what)

@@ -68,8 +68,8 @@ $(COPY_BIN): $(COPY_SRC) $(BUILD)/obj/$(COPY_FOLDER)/main.o $(BUILD)/obj/common/
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) -c $< -o $@.o
 	$(CC) -fopenmp $(LDFLAGS) -o $@ $@.o $(filter-out $<,$^) $(LDLIBS)
 else
-$(COPY_BIN): $(COPY_SRC) $(BUILD)/obj/$(COPY_FOLDER)/main.o $(BUILD)/obj/common/device.o $(LIBNBODY)
-	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) -c $< -o $@.o
-	$(NVCC) -arch=sm_$(CUDA_ARCH) -o $@ $@.o $(filter-out $<,$^) -Xcompiler -fopenmp $(NVCC_LDFLAGS) $(LDLIBS)
+$(COPY_BIN): $(COPY_SRC) $(BUILD)/obj/$(COPY_FOLDER)/main.o $(BUILD)/obj/common/device.o $(if $(call launch_of,$(COPY_ID)),$(MPI_OBJ)) $(LIBNBODY)
+	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) $(if $(call launch_of,$(COPY_ID)),$(call mpi_for_nvcc,$(MPI_CFLAGS))) -c $< -o $@.o
+	$(NVCC) -arch=sm_$(CUDA_ARCH) -o $@ $@.o $(filter-out $<,$^) -Xcompiler -fopenmp $(NVCC_LDFLAGS) $(if $(call launch_of,$(COPY_ID)),$(call mpi_for_nvcc,$(MPI_LIBS))) $(LDLIBS)
 endif
 endif

@@ -67,9 +67,9 @@ $(TEST_DIR)/bin/check_$(2): $(TEST_OBJ)/$(2)/check_step.o $(TEST_OBJ)/testlib.o 
 	$$(CC) -fopenmp $$(LDFLAGS) -o $$@ $$^ $$(CHECK_LIBS) $$(LDLIBS)
 else
 $(TEST_DIR)/bin/check_$(2): $(TEST_OBJ)/$(2)/check_step.o $(TEST_OBJ)/testlib.o $(BUILD)/obj/$(2)/nbody.o \
-                            $(BUILD)/obj/common/device.o $(LIBNBODY)
+                            $(BUILD)/obj/common/device.o $(if $(call launch_of,$(1)),$(BUILD)/obj/mpi/exchange.o) $(LIBNBODY)
 	@mkdir -p $$(@D)
-	$$(NVCC) -arch=sm_$$(CUDA_ARCH) -o $$@ $$^ -Xcompiler -fopenmp $$(NVCC_LDFLAGS) $$(CHECK_LIBS_NVCC) $$(LDLIBS)
+	$$(NVCC) -arch=sm_$$(CUDA_ARCH) -o $$@ $$^ -Xcompiler -fopenmp $$(NVCC_LDFLAGS) $$(CHECK_LIBS_NVCC) $(if $(call launch_of,$(1)),$$(call mpi_for_nvcc,$$(MPI_LIBS))) $$(LDLIBS)
 endif
 endef
 $(foreach s,$(TEST_PRESENT),$(eval $(call TEST_STEP_RULES,$(s),$(call folder_of,$(s)),$(call lang_of,$(s)))))
@@ -107,8 +107,19 @@ test-resume: $(call BIN,00)  ## a run resumed from a snapshot (step 10) writes s
 	  echo "PASS resume: a run resumed at step 10 wrote its snapshots at steps 14 and 18"; \
 	else echo "FAIL resume: snapshots written: '$$got' (want steps 14 and 18)"; exit 1; fi
 
+# The exchange of the MPI steps (common/exchange.c) with a CPU force function, under mpirun -np 1, 2, 3,
+# and a rank that fails or is killed: tests/mpi.sh. No GPU needed; OpenMPI is installed like Check.
+MPI_TEST := $(TEST_DIR)/bin/mpi_exchange
+$(MPI_TEST): tests/mpi_exchange.c $(MPI_OBJ) $(LIBNBODY) | $(BUILD)/.deps-mpi
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) $(MPI_CFLAGS) $(LDFLAGS) -o $@ $< $(MPI_OBJ) $(LIBNBODY) $(MPI_LIBS) $(LDLIBS)
+
+.PHONY: test-mpi
+test-mpi: $(MPI_TEST)  ## the MPI exchange (ring, allgather) on 1-3 ranks against one process; failing and killed ranks
+	@bash tests/mpi.sh $(MPI_TEST)
+
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
-TEST_EXTRA ?= test-features test-resume test-handout test-hardening test-deterministic
+TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic
 test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
 	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))

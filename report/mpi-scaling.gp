@@ -1,0 +1,26 @@
+# mpi-scaling.gp: the model of step11_mpi over 1 ... 1024 GPUs (report/mpi-model.awk): strong scaling
+# of N = 1M, 16M and 256M bodies, and weak scaling (N1 sqrt(P): the same pairs per GPU), for an NVLink
+# domain and for 400 Gb/s InfiniBand. One GPU's rate is step08's measured on the H100 (throughput.csv).
+W = 1100; H = 480
+load 'report/lib.gp'
+rates = data.'/h100-2026-11-22/throughput.csv'
+feed = "< grep -h '^08,step08_multigpu,default,throughput,' ".rates." | awk -F, '{ print $8 \",\" $20 }' | sort -t, -k1,1n | awk -f report/mpi-model.awk"
+model(net, what, n) = feed.' -v net='.net.' -v what='.what.' -v N='.n
+sizes = "1048576 16777216 268435456"
+label(n) = n == 1048576 ? '1M' : n == 16777216 ? '16M' : '256M'
+set multiplot layout 1, 2 title "{/:Bold step11\\_mpi: predicted scaling of the ring} {/*0.8 (model: report/mpi-model.awk; one GPU = step08 on the H100, 2026-11-22, commit 9becd57b5f15)}"
+set logscale x 2
+set xrange [1:1024]
+set yrange [0:1.05]
+set xlabel 'GPUs'
+set ylabel 'parallel efficiency'
+set key bottom left noenhanced font ',8'
+set grid
+set title 'strong: N fixed'
+plot for [i = 1:3] model('nvlink', 'strong', word(sizes, i)) using 1:5 with linespoints lt i pt 7 title sprintf('N = %s, NVLink', label(word(sizes, i) + 0)), \
+     for [i = 1:3] model('ib', 'strong', word(sizes, i)) using 1:5 with linespoints lt i pt 6 dt 2 title sprintf('N = %s, 400 Gb/s IB', label(word(sizes, i) + 0))
+set title 'weak: N = N_1 √P (the same pairs per GPU)'
+set key bottom left
+plot for [i = 1:3] model('nvlink', 'weak', word(sizes, i)) using 1:5 with linespoints lt i pt 7 title sprintf('N1 = %s, NVLink', label(word(sizes, i) + 0)), \
+     for [i = 1:3] model('ib', 'weak', word(sizes, i)) using 1:5 with linespoints lt i pt 6 dt 2 title sprintf('N1 = %s, 400 Gb/s IB', label(word(sizes, i) + 0))
+unset multiplot
