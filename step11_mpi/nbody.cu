@@ -165,7 +165,11 @@ static void compute_block(void *ctx, const float *block, int count)
 }
 
 static const nb_xchg *the_plan;
-static void compute_from(void *ctx, const float *block, int from) { compute_block(ctx, block, the_plan->count[from]); }
+static void compute_from(void *ctx, const float *block, int from)
+{
+    if (((rank_part *)ctx)->own_count > 0) /* N < ranks: this rank only passes the blocks on */
+        compute_block(ctx, block, the_plan->count[from]);
+}
 static void sync_stream(void *ctx) { NB_CUDA(cudaStreamSynchronize(((rank_part *)ctx)->stream)); }
 static void upload(void *ctx, float *to, const float *from, size_t bytes)
 {
