@@ -135,6 +135,17 @@ else
     pass "handout: ${#stripped[@]} steps stripped (${stripped[*]}), no marker left, every other file identical"
 fi
 
+# The instructors' worked answers (grading/handout.exclude) must never reach a student.
+answers=$(cd "$here" && find . -path ./build -prune -o -name INSTRUCTORS.md -type f -print | sed 's|^\./||' | sort)
+leaked=$(cd "$tree" && find . -name INSTRUCTORS.md | sed 's|^\./||' | sort)
+if [ -n "$leaked" ]; then
+    fail "handout: instructors' answers given to students: $(echo $leaked)"
+elif [ -z "$answers" ]; then
+    fail "handout: no INSTRUCTORS.md in the lab to keep out (the check would prove nothing)"
+else
+    pass "handout: $(echo "$answers" | wc -l) INSTRUCTORS.md kept out of the student tree"
+fi
+
 # The handout builds: CPU steps always, GPU steps where nvcc can compile them.
 build_steps() { # TREE ID...: build those steps in TREE; the log is TREE.log
     local t=$1

@@ -96,8 +96,12 @@ test-features: $(FEATURE_PROBE)  ## the harness hands a step that writes its own
 	  echo "PASS features: a step with NB_FEATURE_SNAPSHOTS gets the whole loop and snapshot_every"; \
 	else echo "FAIL features: $$(tail -n 1 $(TEST_DIR)/feature-probe.log)"; exit 1; fi
 
+.PHONY: test-tables
+test-tables:  ## README.md, REPORT.md and the lessons' measured blocks are what make figures writes from report/data
+	@bash report/tables-check.sh
+
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
-TEST_EXTRA ?= test-features test-handout test-hardening
+TEST_EXTRA ?= test-features test-handout test-hardening test-tables
 test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
 	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
