@@ -100,8 +100,12 @@ test-features: $(FEATURE_PROBE)  ## the harness hands a step that writes its own
 test-tables:  ## README.md, REPORT.md and the lessons' measured blocks are what make figures writes from report/data
 	@bash report/tables-check.sh
 
+.PHONY: test-answers
+test-answers:  ## the instructors' worked answers that are code or a CPU build still hold (tests/answers.sh)
+	@bash tests/answers.sh $(BUILD)/answers
+
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
-TEST_EXTRA ?= test-features test-handout test-hardening test-tables
+TEST_EXTRA ?= test-features test-handout test-hardening test-tables test-answers
 test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
 	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
