@@ -129,18 +129,21 @@ for f in $(cd "$tree" && find . -type f ! -name .handout | sed 's|^\./||' | sort
     fi
 done
 [ ${#stripped[@]} -gt 0 ] || fail "handout: no step was stripped (no solution markers anywhere?)"
-# The instructors' worked answers stay out (grading/handout.exclude).
-leaked=$(cd "$tree" && find . -name INSTRUCTORS.md | head -n 1)
-answers=$(cd "$here" && git ls-files '*/INSTRUCTORS.md' | wc -l)
-if [ -n "$leaked" ]; then
-    fail "handout: the instructors' answers went out: $leaked"
-else
-    pass "handout: no INSTRUCTORS.md in it ($answers in the lab)"
-fi
 if grep -rnE 'BEGIN SOLUTION|END SOLUTION|/\* STUB' "${stripped[@]/#/$tree/}" > "$work/leak.txt"; then
     fail "handout: markers left in the handout: $(head -n 1 "$work/leak.txt")"
 else
     pass "handout: ${#stripped[@]} steps stripped (${stripped[*]}), no marker left, every other file identical"
+fi
+
+# The instructors' worked answers (grading/handout.exclude) must never reach a student.
+answers=$(cd "$here" && find . -path ./build -prune -o -name INSTRUCTORS.md -type f -print | sed 's|^\./||' | sort)
+leaked=$(cd "$tree" && find . -name INSTRUCTORS.md | sed 's|^\./||' | sort)
+if [ -n "$leaked" ]; then
+    fail "handout: instructors' answers given to students: $(echo $leaked)"
+elif [ -z "$answers" ]; then
+    fail "handout: no INSTRUCTORS.md in the lab to keep out (the check would prove nothing)"
+else
+    pass "handout: $(echo "$answers" | wc -l) INSTRUCTORS.md kept out of the student tree"
 fi
 
 # The handout builds: CPU steps always, GPU steps where nvcc can compile them.

@@ -22,9 +22,10 @@ tics = system("awk '$1 ~ /^[0-9]+$/ { printf \"%s\\\"%s\\\" %d\", (k++ ? \", \" 
 last = int(system("awk '$1 ~ /^[0-9]+$/ { n = $1 + 0 } END { print n }' steps.list"))
 xmult(x) = (x >= 100) ? sprintf("%.0f×", x) : sprintf("%.3g×", x)
 rate(x) = (x >= 100) ? sprintf("%.0f", x) : sprintf("%.3g", x)
-# "H200", "H100", or "CPU, 16 threads": which machine each bar ran on.
+# "H200", "H100", "CPU, 16 threads" or, for the serial step00, "CPU, 1 thread": where each bar ran
+# (the CSV's threads column is the OpenMP pool the harness saw, not what a serial step uses).
 nv(d) = strstrt(d, 'NVIDIA ')
-shortdev(d, t) = (nv(d) > 0) ? d[1:nv(d) - 1].d[nv(d) + 7:nv(d) + 10] : sprintf("CPU, %d threads", t)
+shortdev(d, t) = (nv(d) > 0) ? d[1:nv(d) - 1].d[nv(d) + 7:nv(d) + 10] : (t == 1) ? "CPU, 1 thread" : sprintf("CPU, %d threads", t)
 set title sprintf("{/:Bold The ladder: speedup over step00\\_serial at N = %s}\n{/*0.8 %s}", size, \
     origink(src, sel, 'step'))
 set ylabel 'speedup over step00\_serial (log scale)'
@@ -44,7 +45,7 @@ if (ngpu == 0) {
 }
 if (base > 0) {
     plot '< '.rows using ($1):($3 / base):($1 + 1) with boxes lc variable, \
-         '' using ($1):($3 / base):(sprintf("%s\n{/*0.75 %s G int/s}\n{/*0.7 %s}", xmult($3 / base), rate($3), shortdev(strcol(5), $6))) with labels offset 0, 2.2 font ',9'
+         '' using ($1):($3 / base):(sprintf("%s\n{/*0.75 %s G int/s}\n{/*0.7 %s}", xmult($3 / base), rate($3), shortdev(strcol(5), ($1 == 0) ? 1 : $6))) with labels offset 0, 2.2 font ',9'
 } else {
     set ylabel 'G interactions/s (no step00 row: no speedup)'
     set format y '%g'

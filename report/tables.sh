@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.." || exit 2
 data=${REPORT_DATA:-report/data}
 report=${REPORT_MD:-report/REPORT.md}
 readme=${README_MD:-README.md}
+lessons=${LESSONS_DIR:-.} # where the step folders' lesson READMEs are (report/tables-check.sh points it elsewhere)
 pick() { awk -f report/pick.awk "$@"; }
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -112,7 +113,7 @@ ladder_table() {
     else
         pick -v cols=step,name,bodies,ginteractions_s,device,threads -v where="$sel" -v need=kernel_s \
             -v key=step,bodies "${files[@]}" |
-            awk -F, '{ v[$1, $3] = $4; name[$1] = $2; dev[$1] = ($5 ~ /NVIDIA/) ? $5 : "CPU, " $6 " threads"; if (!($3 in seen)) { seen[$3] = 1; ns[++nn] = $3 } if (!($1 in st)) { st[$1] = 1; ss[++nss] = $1 } }
+            awk -F, '{ v[$1, $3] = $4; name[$1] = $2; dev[$1] = ($5 ~ /NVIDIA/) ? $5 : ($1 == "00") ? "CPU, 1 thread" : "CPU, " $6 " threads"; if (!($3 in seen)) { seen[$3] = 1; ns[++nn] = $3 } if (!($1 in st)) { st[$1] = 1; ss[++nss] = $1 } }
                 END {
                     for (i = 1; i < nn; ++i) for (j = i + 1; j <= nn; ++j) if (ns[j] + 0 < ns[i] + 0) { t = ns[i]; ns[i] = ns[j]; ns[j] = t }
                     for (i = 1; i < nss; ++i) for (j = i + 1; j <= nss; ++j) if (ss[j] + 0 < ss[i] + 0) { t = ss[i]; ss[i] = ss[j]; ss[j] = t }
@@ -125,7 +126,7 @@ ladder_table() {
         echo "Recorded (report/measure.sh's rows only): $(origin "$sel" step,bodies "${files[@]}")."
     fi
     echo
-} | replace_section "$report" throughput || exit 1
+} | tee "$tmp/sec-throughput" | replace_section "$report" throughput || exit 1
 
 # ---- the ceiling ------------------------------------------------------------------------------
 {
@@ -148,7 +149,7 @@ ladder_table() {
         echo "Instructions: $(printf '`%s` ' "${inst[@]}")($(awk -F, 'NR == 2 { print $5 }' "${inst[-1]}")); SMs: $(printf '`%s` ' "${gpu[@]}"); rates and clocks: the ladder's rows, $(origin "$sel;clock_mhz~." step "${lad[@]}"). A step whose device has no recorded instruction count is left out."
     fi
     echo
-} | replace_section "$report" ceiling || exit 1
+} | tee "$tmp/sec-ceiling" | replace_section "$report" ceiling || exit 1
 
 # ---- sweeps -------------------------------------------------------------------------------------
 {
@@ -166,7 +167,7 @@ ladder_table() {
         echo "N = $(pick -v cols=bodies -v where=tag=block "$f" | head -n 1). Recorded: $(origin tag=block step,block "$f")."
     fi
     echo
-} | replace_section "$report" block || exit 1
+} | tee "$tmp/sec-block" | replace_section "$report" block || exit 1
 
 {
     echo
@@ -199,7 +200,7 @@ ladder_table() {
         echo "step04 built once per cell (\`STEP_DEFS=-DUNROLL=U -DBODIES_PER_THREAD=B\`), N = $(pick -v cols=bodies -v where=tag=unroll "$f" | head -n 1); G interactions/s. Recorded: $(origin tag=unroll build "$f")."
     fi
     echo
-} | replace_section "$report" unroll || exit 1
+} | tee "$tmp/sec-unroll" | replace_section "$report" unroll || exit 1
 
 {
     echo
@@ -215,7 +216,7 @@ ladder_table() {
         echo "N = $(pick -v cols=bodies -v where=tag=tile "$f" | head -n 1). Recorded: $(origin tag=tile build "$f")."
     fi
     echo
-} | replace_section "$report" tile || exit 1
+} | tee "$tmp/sec-tile" | replace_section "$report" tile || exit 1
 
 {
     echo
@@ -235,7 +236,7 @@ ladder_table() {
         echo "Recorded: $(origin 'tag~^(float3|ftz)$' build,bodies $f3 $fz)."
     fi
     echo
-} | replace_section "$report" variants || exit 1
+} | tee "$tmp/sec-variants" | replace_section "$report" variants || exit 1
 
 # ---- streams and scaling ------------------------------------------------------------------------
 {
@@ -264,7 +265,7 @@ ladder_table() {
         echo "Median time loop of 7 runs; step07's loop holds its copies in and out (and the snapshot copies), step06's (kernel only) does not. Copies hidden = (--no-overlap − overlapped) / (--no-overlap − kernel only). Recorded: $(origin "$sel" tag,systems,bodies "${f[@]}")."
     fi
     echo
-} | replace_section "$report" streams || exit 1
+} | tee "$tmp/sec-streams" | replace_section "$report" streams || exit 1
 
 {
     echo
@@ -287,7 +288,7 @@ ladder_table() {
         echo "Recorded: $(origin "$sel" tag,systems,bodies,gpus "${f[@]}")."
     fi
     echo
-} | replace_section "$report" scaling || exit 1
+} | tee "$tmp/sec-scaling" | replace_section "$report" scaling || exit 1
 
 # ---- physics -----------------------------------------------------------------------------------
 {
@@ -337,6 +338,53 @@ ladder_table() {
     echo
 } | replace_section "$report" kepler || exit 1
 
+# ---- each lesson's measured block -----------------------------------------------------------------
+# Every step README with a "measured" section gets its own rows of the tables above, printed the same
+# way (same files, same rows, same rounding), so a lesson's number is the README's and REPORT's.
+lesson_block() { # ID: the measured block of step ID
+    local id=$1 lad thr sel='tag~^(grade-)?ladder$;bodies=65536' tsel='tag~^(ladder|throughput)$;systems=1'
+    read -r -a lad <<< "$(files ladder-cpu.csv grade-ladder.csv ladder.csv)"
+    read -r -a thr <<< "$(files ladder-cpu.csv throughput-cpu.csv ladder.csv throughput.csv)"
+    echo
+    if [ ${#lad[@]} = 0 ] || ! grep -q "^$id," "$tmp/ladder" 2>/dev/null; then
+        none "not measured yet: no recorded ladder row of step $id (make report on a GPU machine)"
+        echo
+        return
+    fi
+    pick -v cols=step,bodies,ginteractions_s,device,threads,date,commit -v where="$sel;step=$id" -v need=kernel_s -v key=step "${lad[@]}" |
+        awk -F, -v id="$id" -v ladder="$tmp/ladder" '
+        function num(x) { return (x >= 1000) ? sprintf("%.0f", x) : sprintf("%.3g", x) }
+        BEGIN { while ((getline l < "steps.list") > 0) if (l ~ /^[0-9]+ /) { split(l, w, " "); from[w[1]] = w[6] }
+                while ((getline l < ladder) > 0) { split(l, f, ","); rate[f[1]] = f[5] } }
+        { dev = ($4 ~ /NVIDIA/) ? $4 : ($1 == "00" ? $4 " (1 thread)" : $4 " (" $5 " threads)")
+          p = from[id]
+          print "| N | G interactions/s | × serial | × previous" ((p == "-") ? "" : " (step " p ")") " | device | date | commit |"
+          print "|--:|--:|--:|--:|---|---|---|"
+          printf "| %s | %s | %s | %s | %s | %s | `%s` |\n", $2, num($3), (rate["00"] > 0) ? num($3 / rate["00"]) "×" : "",
+              (p in rate && rate[p] > 0) ? num($3 / rate[p]) "×" : "-", dev, substr($6, 1, 10), $7 }'
+    echo
+    local row
+    row=$(pick -v cols=step,bodies,ginteractions_s,device,threads -v where="$tsel;step=$id" -v need=kernel_s -v key=step,bodies "${thr[@]}" 2>/dev/null |
+        sort -t, -k2,2n | awk -F, '{ h = h sprintf(" N = %s |", $2); d = d "--:|"; v = v sprintf(" %.4g |", $3)
+                                     on = ($4 ~ /NVIDIA/) ? $4 : ($1 == "00") ? "CPU, 1 thread" : "CPU, " $5 " threads" }
+            END { if (h != "") printf "| G interactions/s by N | on |%s\n|---|---|%s\n| step %s | %s |%s\n", h, d, "'"$id"'", on, v }')
+    [ -n "$row" ] && printf '%s\n\n' "$row"
+    echo "The ladder's row of this step (N = 65536, README.md and report/REPORT.md show the same) and its throughput row (REPORT, one system); written by \`make figures\` from report/data, checked by \`make test-tables\`."
+    echo
+}
+
+while read -r id folder _; do
+    case $id in '' | '#'*) continue ;; esac
+    f=$lessons/$folder/README.md
+    [ -f "$f" ] && grep -q '^<!-- BEGIN measured[ >-]' "$f" || continue
+    lesson_block "$id" | replace_section "$f" measured || exit 1
+    # A lesson may also show one of REPORT's generated tables, the same bytes: <!-- BEGIN report-NAME -->.
+    for sec in $(grep -o '^<!-- BEGIN report-[a-z]*' "$f" | sed 's/.*report-//'); do
+        [ -f "$tmp/sec-$sec" ] || { echo "tables: $f: no REPORT section '$sec' to show" >&2; exit 1; }
+        replace_section "$f" "report-$sec" < "$tmp/sec-$sec" || exit 1
+    done
+done < steps.list
+
 # ---- where the numbers come from -----------------------------------------------------------------
 {
     echo
@@ -355,4 +403,4 @@ ladder_table() {
     echo
 } | replace_section "$report" machines || exit 1
 
-echo "tables: rewrote the generated sections of $report and $readme"
+echo "tables: rewrote the generated sections of $report, $readme and the lessons' measured blocks"

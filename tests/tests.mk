@@ -118,8 +118,16 @@ $(MPI_TEST): tests/mpi_exchange.c $(MPI_OBJ) $(LIBNBODY) | $(BUILD)/.deps-mpi
 test-mpi: $(MPI_TEST)  ## the MPI exchange (ring, allgather) on 1-3 ranks against one process; failing and killed ranks
 	@bash tests/mpi.sh $(MPI_TEST)
 
+.PHONY: test-tables
+test-tables:  ## README.md, REPORT.md and the lessons' measured blocks are what make figures writes from report/data
+	@bash report/tables-check.sh
+
+.PHONY: test-answers
+test-answers:  ## the instructors' worked answers that are code or a CPU build still hold (tests/answers.sh)
+	@bash tests/answers.sh $(BUILD)/answers
+
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
-TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic
+TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-answers
 test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
 	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# answers.sh [BUILD]: check the instructors' worked answers (stepNN_*/INSTRUCTORS.md) whose answer is
+# code or a build the CPU can make. Each check states the answer the INSTRUCTORS.md gives and fails
+# if the lab no longer behaves so. GPU answers are marked there "to check on the device".
+set -u -o pipefail
+cd "$(dirname "$0")/.." || exit 2
+out=${1:-build/answers}
+mkdir -p "$out" || exit 2
+fails=0
+pass() { echo "PASS answers: $*"; }
+fail() { echo "FAIL answers: $*"; fails=$((fails + 1)); }
+
+# step00, exercise 1: -O3 -march=native alone does not vectorise the j loop (the sum's order is fixed
+# by the C standard); -ffast-math allows the reordering, and the j loop vectorises and still validates.
+jline=$(grep -n 'for (size_t j = first' step00_serial/nbody.c | cut -d: -f1)
+if [ -z "$jline" ]; then
+    fail "step00 exercise 1: the j loop of step00_serial/nbody.c is not where INSTRUCTORS.md says"
+else
+    for v in o3 fastmath; do
+        flags="-O3 -march=native -fopt-info-vec-optimized"
+        [ $v = fastmath ] && flags="$flags -ffast-math"
+        rm -f "$out/$v/obj/step00_serial/nbody.o"
+        make --no-print-directory -s BUILD="$out/$v" BUILD_LABEL=$v STEP_FLAGS="$flags" step00 > "$out/$v.log" 2>&1 ||
+            { fail "step00 exercise 1: the $v build failed: $(tail -n 1 "$out/$v.log")"; continue; }
+    done
+    if grep -q "nbody.c:$jline:.*loop vectorized" "$out/o3.log"; then
+        fail "step00 exercise 1: -O3 -march=native vectorised the j loop without -ffast-math (INSTRUCTORS.md says it cannot)"
+    elif ! grep -q "nbody.c:$jline:.*loop vectorized" "$out/fastmath.log"; then
+        fail "step00 exercise 1: -ffast-math did not vectorise the j loop (line $jline): $(grep -m 1 nbody.c "$out/fastmath.log")"
+    elif ! "$out/fastmath/bin/step00_serial" --bodies 1000 --systems 3 --masses random --validate-only > "$out/fastmath.run" 2>&1; then
+        fail "step00 exercise 1: the -ffast-math build does not validate: $(tail -n 1 "$out/fastmath.run")"
+    else
+        pass "step00 exercise 1: the j loop vectorises with -ffast-math only, and that build validates"
+    fi
+fi
+
+# step04, exercise 2: without the `#pragma unroll` over u, nvcc still unrolls the constant-trip loops
+# and the arrays stay in registers (0 bytes of stack, 56 registers); with `#pragma unroll 1` the six
+# arrays of 4 floats go to the stack: 96 bytes, local memory. Compiled only (ptxas -v), no GPU needed.
+if ! command -v "${NVCC:-nvcc}" > /dev/null 2>&1; then
+    echo "SKIP answers: step04 exercise 2: no nvcc here"
+else
+    frame() { # SOURCE: "<stack bytes> <registers>" of the forces kernel
+        "${NVCC:-nvcc}" -std=c++17 -arch=sm_${CUDA_ARCH:-90} -Icommon -O3 -Xptxas -v -c "$1" -o "$out/x.o" 2>&1 |
+            grep -A2 'Function properties for _Z6forces' |
+            awk '/stack frame/ { s = $1 } /Used [0-9]+ registers/ { for (k = 1; k <= NF; ++k) if ($k == "Used") r = $(k + 1) } END { print s + 0, r + 0 }'
+    }
+    edit() { # PRAGMA: step04 with the pragma above each loop over u replaced by PRAGMA (empty: removed)
+        awk -v p="$1" '/^#pragma unroll$/ { getline nxt; if (nxt ~ /for \(int u = 0/) { if (p != "") print p; print nxt; next } print; print nxt; next } { print }' step04_unroll/nbody.cu
+    }
+    edit "" > "$out/nopragma.cu" && edit "#pragma unroll 1" > "$out/unroll1.cu"
+    read -r s0 r0 <<< "$(frame step04_unroll/nbody.cu)"
+    read -r s1 r1 <<< "$(frame "$out/nopragma.cu")"
+    read -r s2 r2 <<< "$(frame "$out/unroll1.cu")"
+    if cmp -s step04_unroll/nbody.cu "$out/nopragma.cu" || cmp -s "$out/nopragma.cu" "$out/unroll1.cu"; then
+        fail "step04 exercise 2: no '#pragma unroll' line above a loop over u in step04_unroll/nbody.cu to edit"
+    elif [ "$r0" = 0 ] || [ "$s0" != 0 ] || [ "$s1" != 0 ] || [ "$s2" = 0 ]; then
+        fail "step04 exercise 2: stack/registers as shipped $s0/$r0, pragmas removed $s1/$r1, unroll 1 $s2/$r2 (INSTRUCTORS.md says 0, 0 and > 0 bytes of stack)"
+    else
+        pass "step04 exercise 2: pragmas removed: $s1 bytes of stack, $r1 registers (as shipped: $s0, $r0); '#pragma unroll 1': $s2 bytes of stack, $r2 registers"
+    fi
+fi
+
+[ $fails = 0 ] || exit 1
