@@ -93,7 +93,16 @@ static int write_any(const char *path, uint32_t precision, const void *const fie
         free(tmp);
         return NB_EXIT_ERROR;
     }
-    fchmod(fd, 0644);
+    /* A file replaced keeps its permissions (and, where we may set them, its owner and group); a new one
+     * is rw-r--r--. Only the rwx bits: set-id bits do not belong on a data file. */
+    struct stat old;
+    if (lstat(path, &old) == 0 && S_ISREG(old.st_mode)) {
+        if ((old.st_uid != geteuid() || old.st_gid != getegid()) && fchown(fd, old.st_uid, old.st_gid) != 0)
+            errno = 0; /* not ours to give away: the new file stays ours, with the old one's mode */
+        fchmod(fd, old.st_mode & 0777);
+    } else {
+        fchmod(fd, 0644);
+    }
     writer w = {fdopen(fd, "wb"), crc32(0L, Z_NULL, 0), 0};
     if (!w.f) {
         nb_error("cannot write %s: %s", path, strerror(errno));

@@ -31,7 +31,8 @@ typedef struct nb_snapshot_info {
 #define NB_MAX_TOTAL_BODIES ((uint64_t)1 << 30)
 
 /* Write float32 or float64 state to `path` through a temporary file and rename: a failed write
- * leaves nothing behind. Return 0, or NB_EXIT_ERROR after one line on stderr. */
+ * leaves nothing behind; a file replaced keeps its permission bits. Return 0, or NB_EXIT_ERROR after
+ * one line on stderr. */
 int nb_snapshot_write(const char *path, const nb_state *s, double eps, double dt);
 int nb_snapshot_write64(const char *path, const nb_state64 *s, double eps, double dt);
 

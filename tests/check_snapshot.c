@@ -361,6 +361,34 @@ START_TEST(failed_write_leaves_nothing)
 }
 END_TEST
 
+/* A file replaced keeps its permission bits (and, as root, its owner and group); a new file is 0644. */
+START_TEST(replacing_keeps_the_mode)
+{
+    nb_state s = sample_state();
+    const char *path = nbt_path(0, "kept.nbs");
+    ck_assert_int_eq(nbt_write_file(path, "old", 3), 0);
+    ck_assert_int_eq(chmod(path, 0640), 0);
+    const int root = geteuid() == 0;
+    if (root)
+        ck_assert_int_eq(chown(path, 4242, 4343), 0);
+    ck_assert_int_eq(nb_snapshot_write(path, &s, 0.01, 0.001), NB_EXIT_OK);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_msg((st.st_mode & 07777) == 0640, "mode %o after replacing a file of mode 640", st.st_mode & 07777);
+    if (root)
+        ck_assert_msg(st.st_uid == 4242 && st.st_gid == 4343, "owner %u:%u, not 4242:4343", st.st_uid, st.st_gid);
+    ck_assert_int_eq(st.st_size, NB_SNAPSHOT_HEADER_BYTES + COUNT * NB_FIELDS * 4 + 4); /* replaced all the same */
+
+    const char *fresh = nbt_path(1, "fresh.nbs");
+    ck_assert_int_eq(nb_snapshot_write(fresh, &s, 0.01, 0.001), NB_EXIT_OK);
+    ck_assert_int_eq(stat(fresh, &st), 0);
+    ck_assert_msg((st.st_mode & 07777) == 0644, "a new file has mode %o, not 644", st.st_mode & 07777);
+    ck_assert_uint_eq(nbt_count_entries(nbt_tmpdir()), 2); /* no temporaries */
+    nb_state_free(&s);
+    nbt_tmpdir_remove();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("snapshot");
@@ -373,5 +401,6 @@ int main(void)
     tcase_add_test(corrupt, missing_and_unreadable);
     TCase *write = nbt_tcase(s, "write", 30);
     tcase_add_test(write, failed_write_leaves_nothing);
+    tcase_add_test(write, replacing_keeps_the_mode);
     return nbt_run(s, CK_FORK);
 }

@@ -56,6 +56,7 @@ prepare() {
     local a
     for a in "$@"; do
         case $a in
+        @out.nbs) { "$craft" good out.nbs > /dev/null && chmod 640 out.nbs; } || return 1 ;; # an earlier output
         @*.nbs) "$craft" "$(basename "$a" .nbs | tr -d @)" "${a#@}" > /dev/null || return 1 ;;
         @foreign.csv) printf 'not,the,lab,header\n1,2,3,4\n' > foreign.csv ;;
         @folder) mkdir -p folder ;;
@@ -63,6 +64,13 @@ prepare() {
         @fifo) mkfifo fifo ;;
         esac
     done
+}
+
+# The checks some cases add after the run (post=NAME before case_): they set why if it failed.
+mode_kept() { # an output written over out.nbs (made with mode 640 by @out.nbs) keeps its mode
+    local mode
+    mode=$(stat -c %a out.nbs 2> /dev/null)
+    [ "$mode" = 640 ] || why="out.nbs has mode ${mode:-?} after the run, not the 640 it had"
 }
 
 # Every path, and every file's size and time: what a case must leave as it was (its own stdout.txt and
@@ -130,10 +138,13 @@ attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite out
             line="$(grep -m 1 worst stderr.txt | sed 's/^ *//')"
         fi
     fi
+    [ -n "$why" ] || [ -z "$post" ] || "$post"
     cd "$out" || exit 2
 }
 
 # case ID KIND WHERE "what was tried" ARGS...
+#   KIND: bad, edge or mismatch (see attempt).
+#   Optional, set before case_ for that case alone: post=FUNCTION (a check after the run, in its folder).
 #   WHERE: cpu, gpu, steps (CPU steps, and GPU steps where a GPU is), all (every step built), nogpu (GPU steps with CUDA_VISIBLE_DEVICES empty: no GPU to
 #   see, on any machine), or a script's path.
 #   Bad-input runs also get -q -o out.nbs --csv out.csv (before ARGS, which may override them), so a
@@ -208,6 +219,7 @@ case_() {
 }
 
 big=1073741824 # 2^30, the most bodies the lab takes
+post='' # the default of what a case may set before case_
 # ---- numbers on the command line --------------------------------------------------------------
 case_ N0 bad all "zero bodies" -n 0
 case_ N1 bad all "negative bodies" -n -5
@@ -281,6 +293,7 @@ case_ W7 bad steps "output is a FIFO" -n 16 --steps 1 -o @fifo
 case_ W8 bad steps "--validate-only with --output (it would write nothing)" -n 16 --validate-only -o out2.nbs
 case_ W9 bad steps "--ref-cache with an empty name (the filesystem's root)" -n 16 --ref-cache ''
 case_ W10 bad steps "an output name longer than the folder takes (checked before the run)" -n 16 --steps 1 -o $(printf 'o%.0s' {1..250}).nbs
+post=mode_kept case_ W11 edge steps "output over a file of mode 640: replaced, the mode kept" -n 16 --steps 1 -o @out.nbs
 # ---- GPUs -----------------------------------------------------------------------------------
 case_ G0 bad nogpu "a GPU step without a GPU (none visible)" -n 1000
 case_ G1 bad gpu "more GPUs than exist (64, the most --gpus takes)" -n 1000 --gpus 64
