@@ -2,6 +2,7 @@
  * byte by byte as little-endian, so files move between machines of either byte order. */
 #define _POSIX_C_SOURCE 200809L
 #include "snapshot.h"
+#include "replace.h"
 #include "util.h"
 
 #include <errno.h>
@@ -81,34 +82,16 @@ static void emit(writer *w, const unsigned char *bytes, size_t len)
 static int write_any(const char *path, uint32_t precision, const void *const fields[NB_FIELDS],
                      uint64_t systems, uint64_t bodies, uint64_t step, double time, double eps, double dt)
 {
-    /* A temporary name in the same folder, renamed over `path` only once complete. */
-    size_t plen = strlen(path);
-    char *tmp = (char *)nb_malloc(plen + 16, "a file name");
-    if (!tmp)
+    /* A temporary in the same folder (replace.h), renamed over `path` only once complete. */
+    nb_replace r;
+    const int fd = nb_replace_open(&r, path);
+    if (fd < 0)
         return NB_EXIT_ERROR;
-    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        nb_error("cannot write %s: %s", path, strerror(errno));
-        free(tmp);
-        return NB_EXIT_ERROR;
-    }
-    /* A file replaced keeps its permissions (and, where we may set them, its owner and group); a new one
-     * is rw-r--r--. Only the rwx bits: set-id bits do not belong on a data file. */
-    struct stat old;
-    if (lstat(path, &old) == 0 && S_ISREG(old.st_mode)) {
-        if ((old.st_uid != geteuid() || old.st_gid != getegid()) && fchown(fd, old.st_uid, old.st_gid) != 0)
-            errno = 0; /* not ours to give away: the new file stays ours, with the old one's mode */
-        fchmod(fd, old.st_mode & 0777);
-    } else {
-        fchmod(fd, 0644);
-    }
     writer w = {fdopen(fd, "wb"), crc32(0L, Z_NULL, 0), 0};
     if (!w.f) {
         nb_error("cannot write %s: %s", path, strerror(errno));
         close(fd);
-        unlink(tmp);
-        free(tmp);
+        nb_replace_discard(&r);
         return NB_EXIT_ERROR;
     }
 
@@ -151,14 +134,12 @@ static int write_any(const char *path, uint32_t precision, const void *const fie
     const int saved = errno;
     if (fclose(w.f) != 0)
         w.failed = 1;
-    if (w.failed || rename(tmp, path) != 0) {
-        nb_error("cannot write %s: %s", path, strerror(w.failed ? saved : errno));
-        unlink(tmp);
-        free(tmp);
+    if (w.failed) {
+        nb_error("cannot write %s: %s", path, strerror(saved));
+        nb_replace_discard(&r);
         return NB_EXIT_ERROR;
     }
-    free(tmp);
-    return NB_EXIT_OK;
+    return nb_replace_commit(&r, NULL);
 }
 
 int nb_snapshot_write(const char *path, const nb_state *s, double eps, double dt)

@@ -2,13 +2,16 @@
  * the byte layout the header comment specifies, every kind of corrupt file rejected with one line and
  * nothing allocated, and failed writes that leave nothing behind. */
 #include "init.h"
+#include "replace.h"
 #include "snapshot.h"
 #include "testlib.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -389,6 +392,56 @@ START_TEST(replacing_keeps_the_mode)
 }
 END_TEST
 
+/* A signal while a temporary is open removes it, then ends the program as the signal would have; an
+ * ignored signal stays ignored; once the file is renamed, the signals' actions are what they were. */
+static int child_interrupted(const char *path, int sig, int ignore)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        signal(sig, ignore ? SIG_IGN : SIG_DFL); /* as in a program of its own: Check's handler kills the test */
+        nb_replace r;
+        const int fd = nb_replace_open(&r, path);
+        if (fd < 0 || write(fd, "partial", 7) != 7)
+            _exit(3);
+        raise(sig);
+        close(fd);
+        _exit(nb_replace_commit(&r, NULL) == NB_EXIT_OK ? 0 : 4);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+START_TEST(signal_removes_the_temporary)
+{
+    const char *dir = nbt_tmpdir();
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (int k = 0; k < 3; ++k) {
+        const int status = child_interrupted(nbt_path(0, "out.nbs"), sigs[k], 0);
+        ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == sigs[k], "signal %d: status %#x, not killed by it",
+                      sigs[k], status);
+        ck_assert_msg(nbt_count_entries(dir) == 0, "signal %d: %zu files left in %s", sigs[k], nbt_count_entries(dir), dir);
+    }
+    /* Ignored (nohup): the write goes on and the file is there. */
+    const int status = child_interrupted(nbt_path(0, "out.nbs"), SIGHUP, 1);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "ignored SIGHUP: status %#x", status);
+    ck_assert_uint_eq(nbt_count_entries(dir), 1);
+
+    /* After a write, the actions are what they were before it. */
+    struct sigaction before[3], now;
+    for (int k = 0; k < 3; ++k)
+        ck_assert_int_eq(sigaction(sigs[k], NULL, &before[k]), 0);
+    nb_state s = sample_state();
+    ck_assert_int_eq(nb_snapshot_write(nbt_path(1, "again.nbs"), &s, 0.01, 0.001), NB_EXIT_OK);
+    for (int k = 0; k < 3; ++k) {
+        ck_assert_int_eq(sigaction(sigs[k], NULL, &now), 0);
+        ck_assert_msg(now.sa_handler == before[k].sa_handler, "signal %d: another action after the write", sigs[k]);
+    }
+    nb_state_free(&s);
+    nbt_tmpdir_remove();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("snapshot");
@@ -402,5 +455,6 @@ int main(void)
     TCase *write = nbt_tcase(s, "write", 30);
     tcase_add_test(write, failed_write_leaves_nothing);
     tcase_add_test(write, replacing_keeps_the_mode);
+    tcase_add_test(write, signal_removes_the_temporary);
     return nbt_run(s, CK_FORK);
 }

@@ -8,7 +8,9 @@
 # default DIR/../tools/hardening-craft). Each case runs in a fresh folder OUT/run/ID. A bad input must
 # give exit status 2, exactly one line on stderr starting with the program's name, nothing on stdout,
 # and leave every file as it was (no partial output, no temporary); a physical edge case must exit 0
-# with a valid, finite output snapshot. Writes OUT/table.md (the README's hardening table) and
+# with a valid, finite output snapshot; a signal case (a program stopped in the middle of writing
+# --output, then sent a signal) must die of that signal, leaving no temporary and every file as it was.
+# Writes OUT/table.md (the README's hardening table) and
 # OUT/cases.tsv; prints one line per case; exits 1 if any case did something else, 2 on bad usage.
 # GPU cases SKIP where no GPU is; --steps-only SKIPs the scripts' and the grader's cases (make
 # sanitize: the steps are what it built with the sanitizers).
@@ -73,6 +75,28 @@ mode_kept() { # an output written over out.nbs (made with mode 640 by @out.nbs) 
     [ "$mode" = 640 ] || why="out.nbs has mode ${mode:-?} after the run, not the 640 it had"
 }
 
+# A signal case: start the program, stop it the moment the temporary of out.nbs appears (it is then in
+# the middle of writing it), send it SIG, let it go on. Sets rc; sets why if the write was not caught.
+interrupt_write() { # PROG ARGS...
+    env "${case_env[@]}" "$@" > stdout.txt 2> stderr.txt &
+    local pid=$! caught=0 state=
+    local deadline=$((SECONDS + limit))
+    while kill -0 "$pid" 2> /dev/null && [ $SECONDS -lt $deadline ]; do
+        compgen -G 'out.nbs.tmp.*' > /dev/null || continue
+        kill -STOP "$pid"
+        while [ "$state" != T ] && [ $SECONDS -lt $deadline ] && read -r _ _ state _ < "/proc/$pid/stat"; do :; done
+        compgen -G 'out.nbs.tmp.*' > /dev/null && caught=1
+        kill -"$sig" "$pid"
+        kill -CONT "$pid"
+        break
+    done
+    while kill -0 "$pid" 2> /dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+    kill -KILL "$pid" 2> /dev/null
+    wait "$pid"
+    rc=$?
+    [ $caught -eq 1 ] || why="the write of out.nbs was not caught in the middle (exit $rc)"
+}
+
 # Every path, and every file's size and time: what a case must leave as it was (its own stdout.txt and
 # stderr.txt aside). A folder's time is not compared: a temporary made and removed in it changes it.
 fingerprint() {
@@ -95,15 +119,34 @@ attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite out
     case $prog in /*) path=$prog ;; */*) path=$here/$prog ;; esac
     local runner=()
     case $path in *.sh) runner=(bash) ;; esac # as the Makefiles run them
-    env "${case_env[@]}" timeout -k 5 "$limit" "${runner[@]}" "$path" "${args[@]}" > stdout.txt 2> stderr.txt
-    rc=$?
+    why=
+    if [ "$kind" = signal ]; then
+        interrupt_write "$path" "${args[@]}" 2> /dev/null # not bash's own line about the signal
+    else
+        env "${case_env[@]}" timeout -k 5 "$limit" "${runner[@]}" "$path" "${args[@]}" > stdout.txt 2> stderr.txt
+        rc=$?
+    fi
     line=$(head -n 1 stderr.txt)
     local lines
     lines=$(wc -l < stderr.txt)
-    why=
     local named="^${prog##*/}: ." # a step's line starts with its name; a script's with a name of its own
     case $prog in */*) named='^[A-Za-z0-9_./-]+: .' ;; esac
-    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    if [ -n "$why" ]; then
+        :
+    elif [ "$kind" = signal ]; then
+        local after left
+        after=$(fingerprint)
+        left=$(compgen -G '*.tmp.*' | head -n 1)
+        if [ $rc -ne $((128 + $(kill -l "$sig"))) ]; then
+            why="exit $rc, not $((128 + $(kill -l "$sig"))) (killed by SIG$sig)"
+        elif [ -n "$left" ]; then
+            why="the temporary $left was left behind"
+        elif [ "$after" != "$before" ]; then
+            why="files changed: $(diff <(echo "$before") <(echo "$after") | grep -m 1 '^>' | cut -d' ' -f2)"
+        else
+            line="stopped while writing out.nbs, sent SIG$sig: exit $rc, no temporary left, out.nbs as it was"
+        fi
+    elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
         why="still running after ${limit}s"
     elif [ $rc -gt 128 ]; then
         why="killed by signal $((rc - 128))"
@@ -143,12 +186,12 @@ attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite out
 }
 
 # case ID KIND WHERE "what was tried" ARGS...
-#   KIND: bad, edge or mismatch (see attempt).
+#   KIND: bad, edge, mismatch (see attempt), or signal (SIG, a signal's name, set before case_).
 #   Optional, set before case_ for that case alone: post=FUNCTION (a check after the run, in its folder).
 #   WHERE: cpu, gpu, steps (CPU steps, and GPU steps where a GPU is), all (every step built), nogpu (GPU steps with CUDA_VISIBLE_DEVICES empty: no GPU to
 #   see, on any machine), or a script's path.
 #   Bad-input runs also get -q -o out.nbs --csv out.csv (before ARGS, which may override them), so a
-#   partial output would show; edge runs get -q -o out.nbs.
+#   partial output would show; edge and signal runs get -q -o out.nbs.
 case_() {
     id=$1
     local kind=$2 where=$3 what=$4
@@ -180,6 +223,7 @@ case_() {
     case $kind in
     bad) [[ $where == */* || $where == grader ]] || args=(-q -o out.nbs --csv out.csv "$@") ;;
     edge | mismatch) args=(-q -o out.nbs "$@") ;;
+    signal) args=(-q -o out.nbs "$@") ;;
     esac
     local shown='' a outcome exitcol message ran=()
     for a in "$@"; do
@@ -210,6 +254,7 @@ case_() {
     bad) expected="2, one line" ;;
     edge) expected="0, finite" ;;
     mismatch) expected="1, FAIL" ;;
+    signal) expected="SIG$sig, nothing left" ;;
     esac
     local who
     case $where in */*) who=${where} ;; grader) who=grading/grade ;; *) who="<step>" ;; esac
@@ -219,7 +264,7 @@ case_() {
 }
 
 big=1073741824 # 2^30, the most bodies the lab takes
-post='' # the default of what a case may set before case_
+post='' sig=TERM # the defaults of what a case may set before case_
 # ---- numbers on the command line --------------------------------------------------------------
 case_ N0 bad all "zero bodies" -n 0
 case_ N1 bad all "negative bodies" -n -5
@@ -294,6 +339,9 @@ case_ W8 bad steps "--validate-only with --output (it would write nothing)" -n 1
 case_ W9 bad steps "--ref-cache with an empty name (the filesystem's root)" -n 16 --ref-cache ''
 case_ W10 bad steps "an output name longer than the folder takes (checked before the run)" -n 16 --steps 1 -o $(printf 'o%.0s' {1..250}).nbs
 post=mode_kept case_ W11 edge steps "output over a file of mode 640: replaced, the mode kept" -n 16 --steps 1 -o @out.nbs
+# 2^21 bodies: --output takes about 0.1 s to write (longer under the sanitizers), time to stop it in the middle.
+sig=TERM case_ W12 signal cpu "SIGTERM while --output is written over a file" -n 2097152 --steps 0 --validate off -o @out.nbs
+sig=HUP case_ W13 signal cpu "SIGHUP while --output is written (a new file)" -n 2097152 --steps 0 --validate off
 # ---- GPUs -----------------------------------------------------------------------------------
 case_ G0 bad nogpu "a GPU step without a GPU (none visible)" -n 1000
 case_ G1 bad gpu "more GPUs than exist (64, the most --gpus takes)" -n 1000 --gpus 64
