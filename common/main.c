@@ -20,6 +20,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -642,8 +643,6 @@ static int run_main(int argc, char **argv)
                 return NB_EXIT_MISMATCH;
             }
     }
-    if (o->output && nb_comm_rank() == 0 && (rc = nb_snapshot_write(o->output, &work, o->eps, o->dt)) != NB_EXIT_OK)
-        return rc;
     if (o->diagnostics) {
         if ((rc = diagnostics(&h, &work, &after)) != NB_EXIT_OK)
             return rc;
@@ -654,6 +653,11 @@ static int run_main(int argc, char **argv)
                (unsigned long long)o->steps);
     }
 
+    /* --output is written now but renamed into place last, after the results row: a run that exits 2
+     * because the row could not be appended leaves no new --output (and an old one as it was). */
+    nb_replace output = {0};
+    if (o->output && nb_comm_rank() == 0 && (rc = nb_snapshot_stage(&output, o->output, &work, o->eps, o->dt)) != NB_EXIT_OK)
+        return rc;
     if (o->steps > 0) {
         const double interactions = (double)init->systems * (double)init->bodies * (double)init->bodies * (double)o->steps;
         nb_result r;
@@ -673,8 +677,16 @@ static int run_main(int argc, char **argv)
             printf("  %.4g G interactions/s, %.4g GFLOP/s (%d flops per interaction)%s%s\n", r.ginteractions_s,
                    r.gflops, NB_FLOPS_PER_INTERACTION, h.info.config[0] ? "; " : "", h.info.config);
         }
-        if (o->csv && nb_comm_rank() == 0 && nb_results_append(o->csv, &r) != NB_EXIT_OK)
+        if (o->csv && nb_comm_rank() == 0 && nb_results_append(o->csv, &r) != NB_EXIT_OK) {
+            nb_replace_discard(&output);
             return NB_EXIT_ERROR;
+        }
+    }
+    if (output.tmp) { /* a failed rename after the row went in says so: the row stays, it was measured */
+        char note[4200];
+        snprintf(note, sizeof note, "(the run's results row is in %s already)", o->csv ? o->csv : "");
+        if ((rc = nb_replace_commit(&output, o->csv && o->steps > 0 ? note : NULL)) != NB_EXIT_OK)
+            return rc;
     }
     free(e2e);
     free(loop);
@@ -687,6 +699,9 @@ static int run_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
     nb_set_progname(NB_STEP_NAME);
+    /* A write past a file-size limit (ulimit -f) then fails with EFBIG, said in one line, instead of
+     * ending the program with a temporary left behind. */
+    signal(SIGXFSZ, SIG_IGN);
     const int rc = nb_comm_init(&argc, &argv);
     return nb_comm_finalize(rc != NB_EXIT_OK ? rc : run_main(argc, argv));
 }

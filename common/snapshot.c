@@ -78,20 +78,19 @@ static void emit(writer *w, const unsigned char *bytes, size_t len)
         w->failed = 1;
 }
 
-/* Source arrays are float (precision 4) or double (precision 8). */
-static int write_any(const char *path, uint32_t precision, const void *const fields[NB_FIELDS],
+/* The whole file into a temporary beside `path` (replace.h), flushed and closed, for the caller to
+ * rename (nb_replace_commit) or remove. Source arrays are float (precision 4) or double (precision 8). */
+static int stage_any(nb_replace *r, const char *path, uint32_t precision, const void *const fields[NB_FIELDS],
                      uint64_t systems, uint64_t bodies, uint64_t step, double time, double eps, double dt)
 {
-    /* A temporary in the same folder (replace.h), renamed over `path` only once complete. */
-    nb_replace r;
-    const int fd = nb_replace_open(&r, path);
+    const int fd = nb_replace_open(r, path);
     if (fd < 0)
         return NB_EXIT_ERROR;
     writer w = {fdopen(fd, "wb"), crc32(0L, Z_NULL, 0), 0};
     if (!w.f) {
         nb_error("cannot write %s: %s", path, strerror(errno));
         close(fd);
-        nb_replace_discard(&r);
+        nb_replace_discard(r);
         return NB_EXIT_ERROR;
     }
 
@@ -136,18 +135,26 @@ static int write_any(const char *path, uint32_t precision, const void *const fie
         w.failed = 1;
     if (w.failed) {
         nb_error("cannot write %s: %s", path, strerror(saved));
-        nb_replace_discard(&r);
+        nb_replace_discard(r);
         return NB_EXIT_ERROR;
     }
-    return nb_replace_commit(&r, NULL);
+    return NB_EXIT_OK;
 }
 
-int nb_snapshot_write(const char *path, const nb_state *s, double eps, double dt)
+int nb_snapshot_stage(nb_replace *r, const char *path, const nb_state *s, double eps, double dt)
 {
     const void *fields[NB_FIELDS];
     for (int k = 0; k < NB_FIELDS; ++k)
         fields[k] = nb_state_field(s, k);
-    return write_any(path, 4, fields, s->systems, s->bodies, s->step, s->time, eps, dt);
+    return stage_any(r, path, 4, fields, s->systems, s->bodies, s->step, s->time, eps, dt);
+}
+
+int nb_snapshot_write(const char *path, const nb_state *s, double eps, double dt)
+{
+    nb_replace r;
+    if (nb_snapshot_stage(&r, path, s, eps, dt) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    return nb_replace_commit(&r, NULL);
 }
 
 int nb_snapshot_write64(const char *path, const nb_state64 *s, double eps, double dt)
@@ -155,7 +162,10 @@ int nb_snapshot_write64(const char *path, const nb_state64 *s, double eps, doubl
     const void *fields[NB_FIELDS];
     for (int k = 0; k < NB_FIELDS; ++k)
         fields[k] = nb_state64_field(s, k);
-    return write_any(path, 8, fields, s->systems, s->bodies, s->step, s->time, eps, dt);
+    nb_replace r;
+    if (stage_any(&r, path, 8, fields, s->systems, s->bodies, s->step, s->time, eps, dt) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    return nb_replace_commit(&r, NULL);
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */

@@ -13,6 +13,7 @@
 
 #include "nbody.h"
 #include "reference.h"
+#include "replace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,6 +36,10 @@ typedef struct nb_snapshot_info {
  * one line on stderr. */
 int nb_snapshot_write(const char *path, const nb_state *s, double eps, double dt);
 int nb_snapshot_write64(const char *path, const nb_state64 *s, double eps, double dt);
+/* The first half of nb_snapshot_write: the whole file in its temporary, flushed and closed. The caller
+ * then renames it into place (nb_replace_commit) or removes it (nb_replace_discard): the harness renames
+ * --output only after the results row is appended. 0, or NB_EXIT_ERROR after one line (nothing left). */
+int nb_snapshot_stage(nb_replace *r, const char *path, const nb_state *s, double eps, double dt);
 
 /* Read a snapshot of either precision. On success the state is allocated (free with
  * nb_state_free / nb_state64_free). On failure: NB_EXIT_ERROR, one line on stderr, nothing allocated.

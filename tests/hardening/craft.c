@@ -4,11 +4,14 @@
  *   hardening-craft KIND FILE     one file (KIND: see the table below)
  *   hardening-craft --list        the kinds, one a line
  *   hardening-craft --check FILE  0 if FILE is a valid snapshot (finite, CRC right), else 2 and why
+ *   hardening-craft --results FILE BYTES   a results CSV of exactly BYTES bytes: the lab's header, then
+ *                                 rows written by the lab's own appender (for a file-size limit)
  */
 #define _POSIX_C_SOURCE 200809L
 #include "init.h"
 #include "nbody.h"
 #include "reference.h"
+#include "results.h"
 #include "snapshot.h"
 #include "util.h"
 
@@ -16,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* Byte edits of a good float32 file of 2 systems of 5 bodies (64 + 7*10*4 + 4 = 348 bytes). */
@@ -216,6 +221,55 @@ static int craft(const char *name, const char *path)
     return rc;
 }
 
+static long long size_of(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* Rows of one fixed result until the next two would not fit, then one whose tag pads the file to the
+ * exact size (a tag of up to 200 characters: the appender keeps 255). */
+static int craft_results(const char *path, long long bytes)
+{
+    nb_result r;
+    memset(&r, 0, sizeof r);
+    r.step = "00";
+    r.name = r.build = "filler";
+    r.tag = r.model = r.masses = r.config = "";
+    r.pass = "PASS";
+    r.device = "none";
+    r.date = "2000-01-01T00:00:00Z";
+    r.commit = "none";
+    r.systems = r.bodies = r.steps = r.repeat = 1;
+    r.e2e_s = r.e2e_min_s = r.e2e_max_s = r.kernel_s = r.kernel_min_s = r.kernel_max_s = -1.0;
+    r.ginteractions_s = r.gflops = r.acc_rms = r.acc_max = r.state_pos = r.state_vel = -1.0;
+    unlink(path);
+    if (nb_results_append(path, &r) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    const long long header = (long long)sizeof NB_RESULTS_HEADER, row = size_of(path) - header;
+    if (row <= 0 || bytes < header + row) {
+        nb_error("--results: %lld bytes do not hold the header and one row (%lld)", bytes, header + row);
+        return NB_EXIT_ERROR;
+    }
+    while (size_of(path) + row + 200 < bytes)
+        if (nb_results_append(path, &r) != NB_EXIT_OK)
+            return NB_EXIT_ERROR;
+    char tag[256];
+    const long long pad = bytes - size_of(path) - row;
+    if (pad > 0) {
+        memset(tag, 'x', (size_t)pad);
+        tag[pad] = '\0';
+        r.tag = tag;
+        if (nb_results_append(path, &r) != NB_EXIT_OK)
+            return NB_EXIT_ERROR;
+    }
+    if (size_of(path) != bytes) {
+        nb_error("--results: wrote %lld bytes, not %lld", size_of(path), bytes);
+        return NB_EXIT_ERROR;
+    }
+    return NB_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     nb_set_progname("hardening-craft");
@@ -234,8 +288,17 @@ int main(int argc, char **argv)
         nb_state_free(&s);
         return NB_EXIT_OK;
     }
+    if (argc == 4 && !strcmp(argv[1], "--results")) {
+        char *end;
+        const long long bytes = strtoll(argv[3], &end, 10);
+        if (*end || bytes <= 0) {
+            nb_error("--results FILE BYTES: BYTES must be a positive number, not '%s'", argv[3]);
+            return NB_EXIT_ERROR;
+        }
+        return craft_results(argv[2], bytes);
+    }
     if (argc != 3) {
-        nb_error("usage: hardening-craft KIND FILE, or --list");
+        nb_error("usage: hardening-craft KIND FILE, --check FILE, --results FILE BYTES, or --list");
         return NB_EXIT_ERROR;
     }
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)

@@ -60,6 +60,7 @@ prepare() {
         case $a in
         @out.nbs) { "$craft" good out.nbs > /dev/null && chmod 640 out.nbs; } || return 1 ;; # an earlier output
         @*.nbs) "$craft" "$(basename "$a" .nbs | tr -d @)" "${a#@}" > /dev/null || return 1 ;;
+        @full.csv) "$craft" --results full.csv 8192 > /dev/null || return 1 ;; # 8 KiB: ulimit -f 8 is reached
         @foreign.csv) printf 'not,the,lab,header\n1,2,3,4\n' > foreign.csv ;;
         @folder) mkdir -p folder ;;
         @plain) echo "a plain file" > plain ;;
@@ -119,6 +120,8 @@ attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite out
     case $prog in /*) path=$prog ;; */*) path=$here/$prog ;; esac
     local runner=()
     case $path in *.sh) runner=(bash) ;; esac # as the Makefiles run them
+    # wrap: a shell command before the program (a limit: ulimit -f 8), in the shell that then becomes it.
+    [ -z "$wrap" ] || runner=(bash -c "$wrap && exec \"\$@\"" "$wrap" "${runner[@]}")
     why=
     if [ "$kind" = signal ]; then
         interrupt_write "$path" "${args[@]}" 2> /dev/null # not bash's own line about the signal
@@ -187,7 +190,8 @@ attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite out
 
 # case ID KIND WHERE "what was tried" ARGS...
 #   KIND: bad, edge, mismatch (see attempt), or signal (SIG, a signal's name, set before case_).
-#   Optional, set before case_ for that case alone: post=FUNCTION (a check after the run, in its folder).
+#   Optional, set before case_ for that case alone: post=FUNCTION (a check after the run, in its folder);
+#   wrap='ulimit -f 8' (a shell command run before the program, shown in the table).
 #   WHERE: cpu, gpu, steps (CPU steps, and GPU steps where a GPU is), all (every step built), nogpu (GPU steps with CUDA_VISIBLE_DEVICES empty: no GPU to
 #   see, on any machine), or a script's path.
 #   Bad-input runs also get -q -o out.nbs --csv out.csv (before ARGS, which may override them), so a
@@ -258,13 +262,14 @@ case_() {
     esac
     local who
     case $where in */*) who=${where} ;; grader) who=grading/grade ;; *) who="<step>" ;; esac
+    [ -z "$wrap" ] || who="$wrap; $who"
     printf '%-4s %-6s %-42s %s\n' "$id" "${outcome%% *}" "$what" "${outcome#ok}${message:+ | $message}"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$what" "$who $shown" "$expected" "$outcome" "$exitcol" \
         "$message" "${ran[*]}" >> "$out/cases.tsv"
 }
 
 big=1073741824 # 2^30, the most bodies the lab takes
-post='' sig=TERM # the defaults of what a case may set before case_
+post='' wrap='' sig=TERM # the defaults of what a case may set before case_
 # ---- numbers on the command line --------------------------------------------------------------
 case_ N0 bad all "zero bodies" -n 0
 case_ N1 bad all "negative bodies" -n -5
@@ -342,6 +347,8 @@ post=mode_kept case_ W11 edge steps "output over a file of mode 640: replaced, t
 # 2^21 bodies: --output takes about 0.1 s to write (longer under the sanitizers), time to stop it in the middle.
 sig=TERM case_ W12 signal cpu "SIGTERM while --output is written over a file" -n 2097152 --steps 0 --validate off -o @out.nbs
 sig=HUP case_ W13 signal cpu "SIGHUP while --output is written (a new file)" -n 2097152 --steps 0 --validate off
+wrap='ulimit -f 8' case_ W14 bad steps "the CSV reaches the file-size limit at its append: no --output left" -n 16 --steps 1 --csv @full.csv
+wrap='ulimit -f 8' case_ W15 bad steps "the same, an earlier --output there: kept as it was" -n 16 --steps 1 --csv @full.csv -o @out.nbs
 # ---- GPUs -----------------------------------------------------------------------------------
 case_ G0 bad nogpu "a GPU step without a GPU (none visible)" -n 1000
 case_ G1 bad gpu "more GPUs than exist (64, the most --gpus takes)" -n 1000 --gpus 64
