@@ -22,15 +22,42 @@ void nb_set_progname(const char *name)
 
 const char *nb_progname(void) { return progname; }
 
+/* A message longer than this is shown as its first and last LINE_KEEP bytes around " ... ": a long path
+ * in it cannot push out the reason at its end, nor fill a screen. */
+enum { LINE_SHOWN = 4096, LINE_KEEP = 2000 };
+
 static void vline(const char *fmt, va_list ap)
 {
-    char buf[1024];
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    char small[1024];
+    va_list again;
+    va_copy(again, ap);
+    const int need = vsnprintf(small, sizeof small, fmt, ap);
+    char *buf = small; /* the whole message when it fits; else one allocated to fit (kept cut if none) */
+    if (need >= (int)sizeof small) {
+        char *big = (char *)malloc((size_t)need + 1);
+        if (big && vsnprintf(big, (size_t)need + 1, fmt, again) == need)
+            buf = big;
+        else
+            free(big);
+    }
+    va_end(again);
     /* One line, whatever the caller passed in. */
     for (char *p = buf; *p; ++p)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
-    fprintf(stderr, "%s: %s\n", progname, buf);
+    const size_t len = strlen(buf);
+    if (len <= LINE_SHOWN) {
+        fprintf(stderr, "%s: %s\n", progname, buf);
+    } else { /* cut between UTF-8 characters, not inside one */
+        size_t head = LINE_KEEP, tail = len - LINE_KEEP;
+        while (head > 0 && ((unsigned char)buf[head] & 0xC0) == 0x80)
+            --head;
+        while (tail < len && ((unsigned char)buf[tail] & 0xC0) == 0x80)
+            ++tail;
+        fprintf(stderr, "%s: %.*s ... %s\n", progname, (int)head, buf, buf + tail);
+    }
+    if (buf != small)
+        free(buf);
 }
 
 void nb_error(const char *fmt, ...)

@@ -13,7 +13,9 @@ extern "C" {
 void nb_set_progname(const char *name);
 const char *nb_progname(void);
 
-/* One line on stderr, prefixed with the program's name. */
+/* One line on stderr, prefixed with the program's name; line breaks in it become spaces. A message over
+ * 4096 bytes is shown as its first and last 2000 around " ... ", so the reason at its end survives a long
+ * path in the middle. */
 void nb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same line, then exit(code). */
 void nb_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));

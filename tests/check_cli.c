@@ -426,6 +426,33 @@ START_TEST(program_good_run)
 }
 END_TEST
 
+/* A message with a long path in it keeps its reason at the end: one line, its beginning, " ... ", its end.
+ * Up to 4096 bytes it is shown whole (1024 cut it off before); the capture holds 4095 bytes. */
+START_TEST(long_message_keeps_its_reason)
+{
+    static char path[20001];
+    for (size_t i = 0; i < sizeof path - 1; ++i)
+        path[i] = i % 15 == 14 ? '/' : 'd';
+    nbt_capture err;
+    const size_t lengths[] = {1500, 3000, sizeof path - 1};
+    for (int k = 0; k < 3; ++k) {
+        const size_t len = lengths[k];
+        path[len] = '\0';
+        nbt_capture_begin(&err);
+        nb_error("cannot read %s: %s", path, "No such file or directory");
+        nbt_capture_end(&err);
+        path[len] = len % 15 == 14 ? '/' : 'd';
+        const size_t got = strlen(err.text);
+        ck_assert_msg(err.lines == 1 && got > 40, "%zu characters: %d lines", len, err.lines);
+        ck_assert_msg(!strncmp(err.text, "nbody: cannot read dddd", 23), "%zu characters: begins %.40s", len, err.text);
+        ck_assert_msg(!strcmp(err.text + got - 28, ": No such file or directory\n"), "%zu characters: ends %s", len,
+                      err.text + got - 60);
+        ck_assert_msg((strstr(err.text, " ... ") != NULL) == (len > 4096 - 40), "%zu characters: cut or not", len);
+        ck_assert_msg(got < sizeof err.text - 1, "%zu characters: %zu shown", len, got);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -437,6 +464,7 @@ int main(void)
     tcase_add_test(args, good_arguments);
     tcase_add_test(args, help_and_version);
     tcase_add_loop_test(args, bad_arguments, 0, BAD_ARGS);
+    tcase_add_test(args, long_message_keeps_its_reason);
     TCase *program = nbt_tcase(s, "program", 120);
     tcase_add_loop_test(program, program_refuses_bad_input, 0, BAD_RUNS);
     tcase_add_test(program, program_unwritable_output);

@@ -58,6 +58,7 @@ prepare() {
     local a
     for a in "$@"; do
         case $a in
+        @long-missing.nbs) ;; # a path, no file (arg_of)
         @out.nbs) { "$craft" good out.nbs > /dev/null && chmod 640 out.nbs; } || return 1 ;; # an earlier output
         @*.nbs) "$craft" "$(basename "$a" .nbs | tr -d @)" "${a#@}" > /dev/null || return 1 ;;
         @full.csv) "$craft" --results full.csv 8192 > /dev/null || return 1 ;; # 8 KiB: ulimit -f 8 is reached
@@ -69,11 +70,24 @@ prepare() {
     done
 }
 
+# What an argument of a case becomes: @NAME is NAME, but for @long-missing.nbs, a path of 3000 characters
+# whose first folder does not exist (it would fill the table).
+long_missing=$(printf 'no-such-folder/%.0s' {1..200})missing.nbs
+arg_of() {
+    case $1 in
+    @long-missing.nbs) printf '%s' "$long_missing" ;;
+    *) printf '%s' "${1#@}" ;;
+    esac
+}
+
 # The checks some cases add after the run (post=NAME before case_): they set why if it failed.
 mode_kept() { # an output written over out.nbs (made with mode 640 by @out.nbs) keeps its mode
     local mode
     mode=$(stat -c %a out.nbs 2> /dev/null)
     [ "$mode" = 640 ] || why="out.nbs has mode ${mode:-?} after the run, not the 640 it had"
+}
+reason_kept() { # a line about a very long path still ends with its reason
+    [[ $line == *": No such file or directory" ]] || why="the line lost its reason: ...${line: -60}"
 }
 
 # A signal case: start the program, stop it the moment the temporary of out.nbs appears (it is then in
@@ -113,7 +127,7 @@ attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite out
     mkdir -p "$dir" && cd "$dir" || { why="cannot make $dir"; return; }
     prepare "$@" || { why="could not craft its input"; cd "$out" || exit 2; return; }
     local args=() a
-    for a in "$@"; do args+=("${a#@}"); done
+    for a in "$@"; do args+=("$(arg_of "$a")"); done
     local before
     before=$(fingerprint)
     local path=$bin/$prog
@@ -349,6 +363,7 @@ sig=TERM case_ W12 signal cpu "SIGTERM while --output is written over a file" -n
 sig=HUP case_ W13 signal cpu "SIGHUP while --output is written (a new file)" -n 2097152 --steps 0 --validate off
 wrap='ulimit -f 8' case_ W14 bad steps "the CSV reaches the file-size limit at its append: no --output left" -n 16 --steps 1 --csv @full.csv
 wrap='ulimit -f 8' case_ W15 bad steps "the same, an earlier --output there: kept as it was" -n 16 --steps 1 --csv @full.csv -o @out.nbs
+post=reason_kept case_ W16 bad steps "an input path of 3000 characters, missing: the line keeps its reason" -i @long-missing.nbs
 # ---- GPUs -----------------------------------------------------------------------------------
 case_ G0 bad nogpu "a GPU step without a GPU (none visible)" -n 1000
 case_ G1 bad gpu "more GPUs than exist (64, the most --gpus takes)" -n 1000 --gpus 64
@@ -396,7 +411,7 @@ case_ S15 bad report/explore/pairs.sh "explore/pairs.sh with two folders" a b
     echo "|---|---|---|---|---|---|---|---|"
     awk -F'\t' 'NR > 1 {
         cmd = $3; gsub(/\|/, "\\|", cmd); msg = $7; gsub(/\|/, "\\|", msg)
-        if (length(msg) > 150) msg = substr(msg, 1, 147) "..."
+        if (length(msg) > 150) msg = substr(msg, 1, 100) " ... " substr(msg, length(msg) - 44)
         printf "| %s | %s | `%s` | %s | %s | %s | %s | %s |\n", $1, $2, cmd, $8, $4, $5, $6, msg
     }' "$out/cases.tsv"
 } > "$out/table.md"
