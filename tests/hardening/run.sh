@@ -404,7 +404,9 @@ case_ S15 bad report/explore/pairs.sh "explore/pairs.sh with two folders" a b
     echo "What every program does with bad input and at the physical edges: $count cases, run by"
     echo "\`make hardening-table\` ($(date -u +%Y-%m-%d), commit ${COMMIT:-$(git -C "$here" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)},"
     echo "$( [ $have_gpu -eq 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 || echo 'no GPU'); \`make test-hardening\` checks it). Expected: bad input exits 2 with one line on"
-    echo "stderr, nothing on stdout and no file touched; an edge case exits 0 with a finite output snapshot."
+    echo "stderr, nothing on stdout and no file touched; an edge case exits 0 with a finite output snapshot; a"
+    echo "signal case is stopped while it writes \`-o out.nbs\`, sent the signal and let go on: it must end by that"
+    echo "signal, leaving no temporary and every file as it was."
     echo "\`<step>\` is each step the row names, \`@FILE\` an input the case makes first (tests/hardening/craft.c)."
     echo
     echo "| | what was tried | command | on steps | expected | outcome | exit | what it said (the first step's line) |"
