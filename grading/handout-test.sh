@@ -108,6 +108,56 @@ err=$(bash "$mini/grading/handout.sh" "$mini/stepA" 2>&1)
 [ $? -eq 2 ] && pass "tool: refuses a folder inside the sources (${err#*: })" ||
     fail "tool: accepted a folder inside the sources: $err"
 
+# Every file of the handout TREE against the lab SRC it came from: the same bytes, or a source of a
+# step folder of SRC's steps.list, stripped. Sets stripped (those folders, once each) and different (the
+# other files that differ). Names may hold spaces, tabs, quotes: they go NUL-terminated.
+compare_tree() { # SRC TREE
+    local src=$1 t=$2 f folder
+    stripped=() different=()
+    while IFS= read -r -d '' f; do
+        cmp -s "$src/$f" "$t/$f" && continue
+        folder=${f%%/*}
+        if [[ $f == */* ]] && awk -v d="$folder" '$1 ~ /^[0-9]+$/ && $2 == d { found = 1 } END { exit !found }' "$src/steps.list"; then
+            [[ " ${stripped[*]} " == *" $folder "* ]] || stripped+=("$folder")
+        else
+            different+=("$f")
+        fi
+    done < <(cd "$t" && find . -type f ! -name .handout -printf '%P\0' | sort -z)
+}
+
+# Names with a space (leading and trailing too), a quote, a tab and a letter git prints quoted: handed
+# out like any other file, stripped where they are step sources, through find and through git.
+odd=$work/odd
+mkdir -p "$odd/grading" "$odd/stepA" "$odd/docs"
+cp "$tool" "$odd/grading/"
+printf '00  stepA  c  0  none  the only step\n' > "$odd/steps.list"
+printf 'int a;\n/* BEGIN SOLUTION */\nint b;\n/* END SOLUTION */\n' > "$odd/stepA/nbody.c"
+printf 'int c;\n/* BEGIN SOLUTION */\nint d;\n/* END SOLUTION */\n' > "$odd/stepA/extra part.c"
+odd_names=("stepA/my notes.txt" "docs/read me.md" " docs edge .md" 'docs/say "hi".txt' $'docs/tab\tname.txt' "docs/café.txt")
+for f in "${odd_names[@]}"; do printf 'text of %s\n' "$f" > "$odd/$f"; done
+for how in find git; do
+    if [ $how = git ] && ! { command -v git > /dev/null && git -C "$odd" init -q > /dev/null 2>&1; }; then
+        echo "SKIP tool: odd names through git: git cannot make a repository here"
+        continue
+    fi
+    rm -rf "$odd/build"
+    if ! err=$(bash "$odd/grading/handout.sh" "$odd/build/handout" 2>&1); then
+        fail "tool: odd names ($how): $err"
+        continue
+    fi
+    compare_tree "$odd" "$odd/build/handout"
+    missing=()
+    for f in "${odd_names[@]}" stepA/nbody.c "stepA/extra part.c"; do
+        [ -f "$odd/build/handout/$f" ] || missing+=("$f")
+    done
+    if [ ${#missing[@]} -eq 0 ] && [ ${#different[@]} -eq 0 ] && [ "${stripped[*]}" = stepA ] &&
+        ! grep -q SOLUTION "$odd/build/handout/stepA/extra part.c"; then
+        pass "tool: names with spaces, a quote, a tab, a non-ASCII letter handed out, 'stepA/extra part.c' stripped ($how)"
+    else
+        fail "tool: odd names ($how): missing: ${missing[*]:-none}; differing: ${different[*]:-none}; stripped: ${stripped[*]:-none}"
+    fi
+done
+
 # ---- 2. the handout of this tree --------------------------------------------------------------
 tree=$work/tree
 if ! bash "$tool" "$tree" > "$work/handout.log" 2>&1; then
@@ -118,15 +168,9 @@ fi
 pass "make handout: $(grep -v warning "$work/handout.log" | sed 's/^handout.sh: [^:]*: //')"
 grep warning "$work/handout.log" | sed 's/^handout.sh: warning: /NOTE /'
 
-stripped=() # step folders whose source lost a solution
-for f in $(cd "$tree" && find . -type f ! -name .handout | sed 's|^\./||' | sort); do
-    if cmp -s "$here/$f" "$tree/$f"; then continue; fi
-    folder=${f%%/*}
-    if awk -v d="$folder" '$1 ~ /^[0-9]+$/ && $2 == d { found = 1 } END { exit !found }' "$here/steps.list"; then
-        stripped+=("$folder")
-    else
-        fail "handout: $f differs from the lab's own, and it is not a step source"
-    fi
+compare_tree "$here" "$tree" # stripped: step folders whose source lost a solution
+for f in "${different[@]}"; do
+    fail "handout: $f differs from the lab's own, and it is not a step source"
 done
 [ ${#stripped[@]} -gt 0 ] || fail "handout: no step was stripped (no solution markers anywhere?)"
 if grep -rnE 'BEGIN SOLUTION|END SOLUTION|/\* STUB' "${stripped[@]/#/$tree/}" > "$work/leak.txt"; then

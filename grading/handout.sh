@@ -56,13 +56,16 @@ strip() {
     }' "$1"
 }
 
+# File names go from here on NUL-terminated (read -r -d ''): a name may hold a space, a tab, a quote or a
+# letter git would print quoted, and is handed out all the same.
+
 # The step sources: every C/CUDA source in the folders that steps.list names.
 step_sources() {
     local folder f
     while read -r folder; do
         [ -d "$here/$folder" ] || continue
         for f in "$here/$folder"/*.c "$here/$folder"/*.cu "$here/$folder"/*.h "$here/$folder"/*.cuh; do
-            [ -f "$f" ] && echo "${f#"$here"/}"
+            [ -f "$f" ] && printf '%s\0' "${f#"$here"/}"
         done
     done < <(awk '$1 ~ /^[0-9]+$/ { print $2 }' "$here/steps.list")
 }
@@ -71,9 +74,9 @@ step_sources() {
 tree_files() {
     if git -C "$here" rev-parse --show-toplevel > /dev/null 2>&1 &&
         [ "$(git -C "$here" rev-parse --show-toplevel)" = "$here" ]; then
-        git -C "$here" ls-files --cached --others --exclude-standard
+        git -C "$here" ls-files -z --cached --others --exclude-standard
     else
-        (cd "$here" && find . \( -path ./build -o -path ./.git -o -path ./.deps \) -prune -o -type f -print | sed 's|^\./||')
+        (cd "$here" && find . \( -path ./build -o -path ./.git -o -path ./.deps \) -prune -o -type f -printf '%P\0')
     fi
 }
 
@@ -100,7 +103,7 @@ case ${1:-} in
 --check)
     [ $# -eq 1 ] || die "usage: grading/handout.sh --check"
     status=0
-    while read -r f; do
+    while IFS= read -r -d '' f; do
         strip "$here/$f" > /dev/null || status=2
     done < <(step_sources)
     exit $status
@@ -132,10 +135,10 @@ fi
 tmp=$(mktemp -d "$parent/.handout.XXXXXX") || die "cannot write in $parent"
 trap 'rm -rf "$tmp"' EXIT
 declare -A is_step
-while read -r f; do is_step[$f]=1; done < <(step_sources)
+while IFS= read -r -d '' f; do is_step[$f]=1; done < <(step_sources)
 
 status=0 files=0 stripped=0 unmarked=()
-while read -r f; do
+while IFS= read -r -d '' f; do
     [ -f "$here/$f" ] || continue # deleted from the work tree, still in the index
     excluded "$f" && continue
     mkdir -p "$tmp/$(dirname "$f")" || die "cannot write in $tmp"
