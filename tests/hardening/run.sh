@@ -361,8 +361,9 @@ post=mode_kept case_ W11 edge steps "output over a file of mode 640: replaced, t
 # 2^21 bodies: --output takes about 0.1 s to write (longer under the sanitizers), time to stop it in the middle.
 sig=TERM case_ W12 signal cpu "SIGTERM while --output is written over a file" -n 2097152 --steps 0 --validate off -o @out.nbs
 sig=HUP case_ W13 signal cpu "SIGHUP while --output is written (a new file)" -n 2097152 --steps 0 --validate off
-wrap='ulimit -f 8' case_ W14 bad steps "the CSV reaches the file-size limit at its append: no --output left" -n 16 --steps 1 --csv @full.csv
-wrap='ulimit -f 8' case_ W15 bad steps "the same, an earlier --output there: kept as it was" -n 16 --steps 1 --csv @full.csv -o @out.nbs
+# The CPU steps only: the limit would bind the CUDA and MPI runtimes' own files too (the harness is the same).
+wrap='ulimit -f 8' case_ W14 bad cpu "the CSV reaches the file-size limit at its append: no --output left" -n 16 --steps 1 --csv @full.csv
+wrap='ulimit -f 8' case_ W15 bad cpu "the same, an earlier --output there: kept as it was" -n 16 --steps 1 --csv @full.csv -o @out.nbs
 post=reason_kept case_ W16 bad steps "an input path of 3000 characters, missing: the line keeps its reason" -i @long-missing.nbs
 # ---- GPUs -----------------------------------------------------------------------------------
 case_ G0 bad nogpu "a GPU step without a GPU (none visible)" -n 1000
