@@ -562,7 +562,7 @@ while read -r id folder _; do
     case $id in '' | '#'*) continue ;; esac
     f=$lessons/$folder/README.md
     [ -f "$f" ] && grep -q '^<!-- BEGIN measured[ >-]' "$f" || continue
-    lesson_block "$id" | replace_section "$f" measured || exit 1
+    lesson_block "$id" | cat -s | replace_section "$f" measured || exit 1
     # A lesson may also show one of REPORT's generated tables, the same bytes: <!-- BEGIN report-NAME -->.
     for sec in $(grep -o '^<!-- BEGIN report-[a-z]*' "$f" | sed 's/.*report-//'); do
         [ -f "$tmp/sec-$sec" ] || { echo "tables: $f: no REPORT section '$sec' to show" >&2; exit 1; }
