@@ -505,11 +505,38 @@ fmt_awk='function ms(x) { return (x >= 100) ? sprintf("%.0f", x) : (x >= 10) ? s
     echo
 } | tee "$tmp/sec-pingpong" | replace_section "$report" pingpong || exit 1
 
+{
+    echo
+    read -r -a f <<< "$(files throughput.csv)"
+    sel='tag=throughput;step=08;systems=1'
+    if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
+        none "no recorded step08 throughput yet: the scaling model of step11 needs one GPU's rate (make report on a GPU machine)"
+    else
+        pick -v cols=bodies,ginteractions_s -v where="$sel" -v need=kernel_s -v key=bodies "${f[@]}" | sort -t, -k1,1n > "$tmp/rates"
+        echo "| model: the ring, strong scaling | link | one GPU, a step | 16 GPUs | 64 | 256 | 1024 |"
+        echo "|---|---|--:|--:|--:|--:|--:|"
+        for n in 1048576 16777216 268435456; do
+            for net in nvlink ib; do
+                awk -f report/mpi-model.awk -v net=$net -v what=strong -v N=$n "$tmp/rates" |
+                    awk -F, -v n=$n -v net=$net '$1 == 1 { t1 = $3 } $1 == 16 || $1 == 64 || $1 == 256 || $1 == 1024 { e = e sprintf(" %.2f |", $5) }
+                        END { printf "| N = %s | %s | %s |%s\n", n, (net == "ib") ? "400 Gb/s IB" : "NVLink",
+                                  (t1 >= 3600) ? sprintf("%.1f h", t1 / 3600) : sprintf("%.3g s", t1), e }'
+            done
+        done
+        echo
+        weak=$(for n in 1048576 16777216; do
+            awk -f report/mpi-model.awk -v net=nvlink -v what=weak -v N=$n "$tmp/rates" | awk -F, -v n=$n '$1 == 1024 { printf "%.2f from N1 = %s", $5, n }'
+            echo; done | paste -sd ';' | sed 's/;/, /')
+        echo "Efficiency = T(1) / (P·T(P)). Weak scaling (N = N1·√P, the same pairs per GPU) on 1024 GPUs, NVLink: $weak. A model, not a measurement: the links' latency and bandwidth and the time of a ring turn are assumed in \`report/mpi-model.awk\`; one GPU's rate at each n is step08's throughput row: $(origin "$sel" bodies "${f[@]}")."
+    fi
+    echo
+} | tee "$tmp/sec-mpimodel" | replace_section "$report" mpimodel || exit 1
+
 # ---- each lesson's measured block -----------------------------------------------------------------
 # Every step README with a "measured" section gets its own rows of the tables above, printed the same
 # way (same files, same rows, same rounding), so a lesson's number is the README's and REPORT's.
 # The part-two lessons also show their own tables of REPORT's part two, the same bytes.
-lesson_sections() { case $1 in 09) echo newton ;; 10) echo tree frontier treeenergy ;; 11) echo mpi pingpong ;; esac; }
+lesson_sections() { case $1 in 09) echo newton ;; 10) echo tree frontier treeenergy ;; 11) echo mpi pingpong mpimodel ;; esac; }
 
 lesson_block() { # ID: the measured block of step ID
     local id=$1 lad thr sel='tag~^(grade-)?ladder$;bodies=65536' tsel='tag~^(ladder|throughput)$;systems=1' sec secs
@@ -523,7 +550,7 @@ lesson_block() { # ID: the measured block of step ID
             echo
             return
         fi
-        none "no recorded ladder row of step $id (N = 65536, make grade or make report on a GPU machine); what is recorded of it:"
+        none "No ladder row of step $id is recorded (N = 65536: make grade on a GPU machine). Its own measurements:"
     else
         pick -v cols=step,bodies,ginteractions_s,device,threads,date,commit -v where="$sel;step=$id" -v need=kernel_s -v key=step "${lad[@]}" |
             awk -F, -v id="$id" -v ladder="$tmp/ladder" '
