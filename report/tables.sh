@@ -532,6 +532,34 @@ fmt_awk='function ms(x) { return (x >= 100) ? sprintf("%.0f", x) : (x >= 10) ? s
     echo
 } | tee "$tmp/sec-mpimodel" | replace_section "$report" mpimodel || exit 1
 
+# ---- step08 over N on 1 and 2 GPUs: when do two GPUs pay? (REPORT section 4, step08's lesson) ----
+{
+    echo
+    read -r -a f <<< "$(files runs.csv)"
+    sel='tag=nscan-bodies;step=08;systems=1'
+    if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
+        none "no recorded scan over N of step08 on 1 and 2 GPUs yet (a 2-GPU machine)"
+    else
+        pick -v cols=bodies,gpus,steps,kernel_s,ginteractions_s,config.exchange_us -v where="$sel" -v need=kernel_s -v key=bodies,gpus "${f[@]}" |
+            awk -F, "$fmt_awk"'
+            { if (!($1 in seen)) { seen[$1] = 1; ns[++nn] = $1 }
+              g[$1, $2] = $5; us[$1, $2] = 1e6 * $4 / $3; if ($2 == 2) ex[$1] = $6 }
+            END {
+                sortn(ns, nn)
+                printf "| N |"; for (i = 1; i <= nn; ++i) printf " %s |", ns[i]; print ""
+                printf "|---|"; for (i = 1; i <= nn; ++i) printf "--:|"; print ""
+                printf "| 1 GPU, G/s |"; for (i = 1; i <= nn; ++i) printf " %.0f |", g[ns[i], 1]; print ""
+                printf "| 2 GPUs, G/s |"; for (i = 1; i <= nn; ++i) printf " %.0f |", g[ns[i], 2]; print ""
+                printf "| × |"; for (i = 1; i <= nn; ++i) printf " %s |", (g[ns[i], 1] > 0) ? sprintf("%.2f", g[ns[i], 2] / g[ns[i], 1]) : ""; print ""
+                printf "| a step on 1 GPU, µs |"; for (i = 1; i <= nn; ++i) printf " %.0f |", us[ns[i], 1]; print ""
+                printf "| a step on 2 GPUs, µs |"; for (i = 1; i <= nn; ++i) printf " %.0f |", us[ns[i], 2]; print ""
+                printf "| exchange, µs |"; for (i = 1; i <= nn; ++i) printf " %s |", ex[ns[i]]; print "" }'
+        echo
+        echo "One system, \`--decompose bodies\`; a step = time loop / steps (median of the repeats); exchange: \`exchange_us\` in \`config\`, timed by events on the last step. Recorded (\`runs.csv\`, tag \`nscan-bodies\`): $(origin "$sel" bodies,gpus "${f[@]}")."
+    fi
+    echo
+} | tee "$tmp/sec-nscan" | replace_section "$report" nscan || exit 1
+
 # ---- each lesson's measured block -----------------------------------------------------------------
 # Every step README with a "measured" section gets its own rows of the tables above, printed the same
 # way (same files, same rows, same rounding), so a lesson's number is the README's and REPORT's.
