@@ -34,6 +34,23 @@ normalize() {
     printf '%s' "${out[*]}"
 }
 
+# --selftest: the check must be able to fail: a page with one good link, one to nothing and one into
+# a file the handout leaves out must give exactly the two broken ones and exit status 1.
+if [ "${1:-}" = --selftest ]; then
+    mkdir -p build && t=$(mktemp -d build/links-selftest.XXXXXX) || exit 2
+    trap 'rm -rf "$t"' EXIT
+    mkdir -p "$t/sub" && echo "answers" > "$t/sub/INSTRUCTORS.md" || exit 2
+    printf '[ok](../../README.md) [gone](nothing-here.md) `[code](skipped.md)`\n[notes](sub/INSTRUCTORS.md#1)\n' > "$t/page.md"
+    out=$(bash "$0" "$t/page.md")
+    rc=$?
+    if [ $rc = 1 ] && [ "$(grep -c '^BROKEN' <<< "$out")" = 2 ] && grep -q 'nothing-here.md' <<< "$out" && grep -q 'kept out of the student handout' <<< "$out"; then
+        echo "PASS links: the check finds a link to nothing and a link into the instructors' files (selftest)"
+        exit 0
+    fi
+    echo "FAIL links: selftest: expected 2 broken links and exit status 1, got $rc:"$'\n'"$out"
+    exit 1
+fi
+
 if [ $# -gt 0 ]; then
     files=("$@")
 else
