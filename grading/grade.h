@@ -46,8 +46,13 @@ typedef struct registry {
 
 /* ---- subprocesses and GPUs (runner.c) --------------------------------------------------------- */
 
+/* What the grader keeps of a run's output: a step that prints without end is stopped at this size. */
+#define LOG_CAP_MIB 16
+#define LOG_CAP_BYTES ((size_t)LOG_CAP_MIB << 20)
+
 typedef struct run_result {
     int exited, code, signal, timed_out;
+    int flooded; /* stopped for printing more than LOG_CAP_BYTES */
     double seconds;
 } run_result;
 
@@ -55,6 +60,9 @@ typedef struct job {
     pid_t pid;
     double start;
     int timed_out;
+    int out_fd, log_fd; /* its stdout and stderr (a pipe), and the log the grader copies them into */
+    size_t kept;        /* bytes copied into the log */
+    int flooded;
 } job;
 
 typedef struct gpu_info {

@@ -164,7 +164,9 @@ int judge_run(const grader *g, const run_result *r, const char *csv_path,
     }
     char end[128], line[600];
     describe_end(r, g->o.timeout, end, sizeof end);
-    if (r->exited && r->code == NB_EXIT_OK) {
+    if (r->flooded) { /* whatever its status: its last line is the flood, not a reason */
+        textf(why, len, "%s", end);
+    } else if (r->exited && r->code == NB_EXIT_OK) {
         if (pass_row)
             return 1;
         textf(why, len, "exit status 0 but no PASS row in %s", csv_path);

@@ -1,7 +1,7 @@
 /* runner.c: running programs. Each one in its own process group with its output in a log and a time
  * limit; a grader stopped by a signal ends them first. Also the few file-system helpers, and the GPU
  * probe (how many GPUs, their names and SM counts). */
-#define _GNU_SOURCE /* strsignal, strcasecmp */
+#define _GNU_SOURCE /* strsignal, strcasecmp, pipe2 */
 #include "grade.h"
 #include "nbody.h"
 #include "util.h"
@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,34 +91,54 @@ void end_children_on_signals(void)
     signal(SIGHUP, on_signal);
 }
 
-/* Start argv with stdout and stderr into log_path (and stdin from /dev/null). 0 on success. */
+/* Start argv with stdout and stderr into log_path (and stdin from /dev/null). 0 on success.
+ * The output comes through a pipe that reap() copies into the log, so that a step printing without end
+ * costs at most LOG_CAP_BYTES of disk. Not RLIMIT_FSIZE: that would also cap every file the step writes
+ * (its reference cache grows with N, MPI keeps its shared memory in files), and only the log is ours. */
 int spawn(char *const argv[], const char *log_path, job *j)
 {
     fflush(stdout);
     fflush(stderr);
+    const int log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (log_fd < 0) {
+        nb_error("cannot write %s: %s", log_path, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    int out[2];
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        nb_error("cannot start %s: %s", argv[0], strerror(errno));
+        close(log_fd);
+        return NB_EXIT_ERROR;
+    }
     const pid_t pid = fork();
     if (pid < 0) {
         nb_error("cannot start %s: %s", argv[0], strerror(errno));
+        close(log_fd);
+        close(out[0]);
+        close(out[1]);
         return NB_EXIT_ERROR;
     }
     if (pid == 0) {
         setpgid(0, 0);
         const int in = open("/dev/null", O_RDONLY);
-        const int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (in >= 0)
             dup2(in, 0);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
+        dup2(out[1], 1); /* dup2 clears close-on-exec on 1 and 2 */
+        dup2(out[1], 2);
         execvp(argv[0], argv);
         dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     setpgid(pid, pid); /* also here: whichever of the two runs first */
+    close(out[1]);
+    fcntl(out[0], F_SETFL, O_NONBLOCK); /* reap() reads what is there and never waits for more */
     j->pid = pid;
     j->start = now_s();
     j->timed_out = 0;
+    j->out_fd = out[0];
+    j->log_fd = log_fd;
+    j->kept = 0;
+    j->flooded = 0;
     for (size_t k = 0; k < MAX_JOBS + 1; ++k)
         if (active_groups[k] == 0) {
             active_groups[k] = pid;
@@ -126,7 +147,71 @@ int spawn(char *const argv[], const char *log_path, job *j)
     return NB_EXIT_OK;
 }
 
-/* Wait until one of jobs[0..count) ends, killing any that runs past `timeout`. Returns its index. */
+/* Write all of buf to the log; a log that cannot be written (a full disk) loses its text, nothing else. */
+static void log_write(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        const ssize_t w = write(fd, buf, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        buf += w;
+        len -= (size_t)w;
+    }
+}
+
+/* Copy what the job has printed so far into its log. Past LOG_CAP_BYTES it is a flood: the log ends
+ * with a note (and stays within the cap), the job's group is killed and nothing more is read. */
+static void take_output(job *j)
+{
+    static const char note[] = "\ngrade: this log was cut here, at its cap: output flood (the run was stopped)\n";
+    const size_t room = LOG_CAP_BYTES - (sizeof note - 1);
+    char buf[65536];
+    while (j->out_fd >= 0 && !j->flooded) {
+        const ssize_t got = read(j->out_fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return; /* nothing more for now (EAGAIN) */
+        if (got == 0) { /* the end: every writer has closed it */
+            close(j->out_fd);
+            j->out_fd = -1;
+            return;
+        }
+        const size_t n = (size_t)got;
+        if (j->kept + n <= room) {
+            log_write(j->log_fd, buf, n);
+            j->kept += n;
+            continue;
+        }
+        log_write(j->log_fd, buf, room - j->kept);
+        log_write(j->log_fd, note, sizeof note - 1);
+        j->kept = LOG_CAP_BYTES;
+        j->flooded = 1;
+        kill(-j->pid, SIGKILL);
+    }
+}
+
+/* Wait up to 10 ms for any running job to print, copying what they print into their logs. */
+static void take_outputs(job *jobs, size_t count)
+{
+    struct pollfd fds[MAX_JOBS + 1];
+    size_t of[MAX_JOBS + 1], n = 0;
+    for (size_t k = 0; k < count && n < MAX_JOBS + 1; ++k)
+        if (jobs[k].pid > 0 && jobs[k].out_fd >= 0 && !jobs[k].flooded) {
+            fds[n] = (struct pollfd){.fd = jobs[k].out_fd, .events = POLLIN};
+            of[n++] = k;
+        }
+    if (poll(fds, n, 10) <= 0)
+        return;
+    for (size_t p = 0; p < n; ++p)
+        if (fds[p].revents)
+            take_output(&jobs[of[p]]);
+}
+
+/* Wait until one of jobs[0..count) ends, killing any that runs past `timeout` or floods its log.
+ * Returns its index. */
 int reap(job *jobs, size_t count, double timeout, run_result *res)
 {
     for (;;) {
@@ -143,9 +228,15 @@ int reap(job *jobs, size_t count, double timeout, run_result *res)
                 ;
             for (size_t k = 0; k < count; ++k)
                 if (jobs[k].pid == pid) {
+                    take_output(&jobs[k]); /* what it printed last, still in the pipe */
+                    if (jobs[k].out_fd >= 0)
+                        close(jobs[k].out_fd);
+                    close(jobs[k].log_fd);
+                    jobs[k].out_fd = jobs[k].log_fd = -1;
                     memset(res, 0, sizeof *res);
                     res->seconds = now_s() - jobs[k].start;
                     res->timed_out = jobs[k].timed_out;
+                    res->flooded = jobs[k].flooded;
                     res->exited = WIFEXITED(status);
                     res->code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
                     res->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -165,8 +256,7 @@ int reap(job *jobs, size_t count, double timeout, run_result *res)
                 kill(-jobs[k].pid, SIGKILL);
                 jobs[k].timed_out = 1;
             }
-        const struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
+        take_outputs(jobs, count);
     }
 }
 
@@ -178,11 +268,13 @@ int run_one(char *const argv[], const char *log_path, double timeout, run_result
     return reap(&j, 1, timeout, res) == 0 ? NB_EXIT_OK : NB_EXIT_ERROR;
 }
 
-/* "timed out after 900 s", "killed by signal 11 (Segmentation fault)", "exit status 2" */
+/* "timed out after 900 s", "log exceeded 16 MiB: output flood", "killed by signal 11 (Segmentation fault)", "exit status 2" */
 void describe_end(const run_result *r, double timeout, char *out, size_t len)
 {
     if (r->timed_out)
         textf(out, len, "timed out after %.0f s", timeout);
+    else if (r->flooded)
+        textf(out, len, "log exceeded %d MiB: output flood", LOG_CAP_MIB);
     else if (r->signal)
         textf(out, len, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
     else
