@@ -144,6 +144,7 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin);
 int judge_run(const grader *g, const run_result *r, const char *csv_path, const char *log_path, char **row,
               double *acc, double *state, char *why, size_t len);
 void log_line(const char *path, const char *needle, char *out, size_t len);
+void printable_text(char *text);
 int header_is_ours(const nb_csv *c);
 double cell_num(const nb_csv *c, size_t r, const char *name);
 

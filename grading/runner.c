@@ -308,8 +308,10 @@ void probe_gpus(const options *o, gpu_info *g)
             for (int d = 0; d < g->count && fgets(line, sizeof line, f); ++d) {
                 line[strcspn(line, "\r\n")] = '\0';
                 char *tab = strchr(line, '\t');
-                if (tab && sscanf(line, "%d", &g->sms[d]) == 1)
+                if (tab && sscanf(line, "%d", &g->sms[d]) == 1) {
                     textf(g->name[d], sizeof g->name[d], "%s", tab + 1);
+                    printable_text(g->name[d]); /* echoed in the plan */
+                }
             }
         }
         fclose(f);

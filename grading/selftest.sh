@@ -35,6 +35,8 @@ faults=(
     "nan|$cpu_step|no softening: the j = i term is 0/0|s/+ eps2; \/\* softening/; \/* softening/"
     "empty-region|$cpu_step|the timed region marks nothing: the loop runs outside it (graded with its timed run)|s/^    nb_region_begin(run);$//;s/^    nb_region_end(run);$/    nb_region_begin(run);\n    nb_region_end(run);/"
     "output-flood|$cpu_step|prints without end: the grader must stop it at its log cap, and quickly|s/^#include <stdlib.h>$/&\n#include <stdio.h>/;s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    for (;;)\n        puts(\"flood: a step that prints without end\");\n&/"
+    "escape-in-error|$cpu_step|its error message sets the window title, clears the screen, turns red: none of it may reach the table|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_ERROR, \"%c]0;owned%c%c[2J%c[31mforces wrong%c[0m, said in colour\", 27, 7, 27, 27, 27);\n&/"
+    "escape-in-fail|$cpu_step|its FAIL line clears the screen and turns red: the clause shown must be plain text|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_MISMATCH, \"%c[2J%c[31mforces FAIL%c[0m\", 27, 27, 27);\n&/"
     "partial-tile|$gpu_step|the last partial tile of bodies is skipped|s/const int tiles = (n + blockDim.x - 1) \/ blockDim.x;/const int tiles = n \/ blockDim.x;/"
     "wrong-sign|$gpu_step|x_i - x_j instead of x_j - x_i: repulsion|s/= pj\.\([xyz]\) - \([xyz]\)i;/= \2i - pj.\1;/"
     "mass-ignored|$gpu_step|every body pulls with unit mass|s/const float f = pj\.w \* inv/const float f = inv/"
@@ -79,7 +81,8 @@ report() {
 }
 
 # how_it_failed NAME DIR WHY: what is wrong with the way a case failed (nothing when it failed as it must).
-# A flood must be stopped as one, leaving no file of its grade over the cap that the grader names.
+# A flood must be stopped as one, leaving no file of its grade over the cap that the grader names; a
+# message with escape codes must be shown as plain text, no control character reaching the output.
 how_it_failed() {
     local name=$1 dir=$2 why=$3 mib big
     case $name in
@@ -88,6 +91,12 @@ how_it_failed() {
         [ -n "$mib" ] || { echo "not stopped as an output flood: $why"; return; }
         big=$(find "$dir/grade" -type f -size +$((mib * 1024))k -print -quit)
         [ -z "$big" ] || echo "$big is over the $mib MiB log cap"
+        ;;
+    escape-in-*)
+        [[ $why == *"forces "* ]] || { echo "the step's message is not shown: $why"; return; }
+        if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$dir/grade.log" "$dir/grade/verdicts.csv"; then
+            echo "escape codes or control characters reached the grader's output: $dir/grade.log"
+        fi
         ;;
     esac
 }

@@ -82,6 +82,7 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
     const double gpus = cell_num(&c, 0, "gpus");
     char device[256];
     textf(device, sizeof device, "%s", nb_csv_get(&c, 0, "device"));
+    printable_text(device); /* the step wrote it, and an implausible time shows it */
     nb_csv_free(&c);
     out->timed = out->loop_s > 0.0 && out->gint > 0.0;
     out->row = row;
