@@ -220,6 +220,11 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
             break;
         case OPT_EPS:
             rc = nb_parse_double(optarg, "--eps", 0.0, 1e6, 1, &o->eps);
+            if (rc == NB_EXIT_OK && o->eps > 0.0 && (float)(o->eps * o->eps) < FLT_MIN) { /* eps^2 would be 0: no softening */
+                nb_error("--eps %s: its square is too small for float32, in which the forces compute (0, or at least %.3g)",
+                         optarg, sqrt((double)FLT_MIN));
+                rc = NB_EXIT_ERROR;
+            }
             o->eps_set = 1;
             break;
         case OPT_MODEL:

@@ -423,7 +423,8 @@ static int setup(harness *h)
         return NB_EXIT_ERROR;
     }
     /* Outputs that cannot be written are refused now, not after the run (which would leave the other). */
-    if ((o->output && nb_output_check(o->output) != NB_EXIT_OK) || (o->csv && nb_results_check(o->csv) != NB_EXIT_OK))
+    if ((o->output && nb_output_check(o->output) != NB_EXIT_OK) || (o->csv && nb_results_check(o->csv) != NB_EXIT_OK) ||
+        (o->snapshot_dir && nb_sink_check(o->snapshot_dir) != NB_EXIT_OK))
         return NB_EXIT_ERROR;
     int rc = nb_platform_open(o->gpus);
     if (rc != NB_EXIT_OK)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum { QUEUE = 3, SPARES = QUEUE + 1 };
 
@@ -60,17 +61,28 @@ static void *writer(void *arg)
     return NULL;
 }
 
-nb_snapshot_sink *nb_sink_open(const char *dir, double eps, double dt)
+int nb_sink_check(const char *dir)
 {
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         nb_error("--snapshot-dir %s: not a folder", dir);
-        return NULL;
+        return NB_EXIT_ERROR;
     }
     if (strlen(dir) >= sizeof ((nb_snapshot_sink *)0)->dir) {
         nb_error("--snapshot-dir: path too long");
-        return NULL;
+        return NB_EXIT_ERROR;
     }
+    if (access(dir, W_OK | X_OK) != 0) {
+        nb_error("--snapshot-dir %s: %s", dir, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    return NB_EXIT_OK;
+}
+
+nb_snapshot_sink *nb_sink_open(const char *dir, double eps, double dt)
+{
+    if (nb_sink_check(dir) != NB_EXIT_OK)
+        return NULL;
     nb_snapshot_sink *s = (nb_snapshot_sink *)calloc(1, sizeof *s);
     if (!s) {
         nb_error("out of host memory for the snapshot writer");

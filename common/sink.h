@@ -12,6 +12,8 @@ typedef struct nb_snapshot_sink nb_snapshot_sink;
 
 /* Files go to DIR/snap-<step>.nbs. Returns NULL after one line on stderr. */
 nb_snapshot_sink *nb_sink_open(const char *dir, double eps, double dt);
+/* Whether snapshots can be written into dir (a folder we may write): one line and NB_EXIT_ERROR if not. */
+int nb_sink_check(const char *dir);
 /* Queue a copy of `view` (blocks while three are already waiting). 0 or NB_EXIT_ERROR. */
 int nb_sink_push(nb_snapshot_sink *sink, const nb_state *view);
 /* Wait for every queued file; 0, or NB_EXIT_ERROR if any write failed. */

@@ -227,9 +227,9 @@ static int read_header(const char *path, FILE *f, nb_snapshot_info *info, uLong 
     /* The header's dt and eps become the run's unless the command line sets them: the same limits as
      * --dt and --eps (dt 0 means "not recorded"), and a step counter with room to go on. */
     if (info->dt < 0.0 || info->dt > 1e6 || (info->dt > 0.0 && (float)info->dt < FLT_MIN) || info->eps < 0.0 ||
-        info->eps > 1e6) {
+        info->eps > 1e6 || (info->eps > 0.0 && (float)(info->eps * info->eps) < FLT_MIN)) {
         nb_error("%s: dt %g or eps %g in the header is outside what --dt and --eps take (0 < dt <= 1e6, "
-                 "0 <= eps <= 1e6)", path, info->dt, info->eps);
+                 "eps 0 or 1.08e-19 ... 1e6)", path, info->dt, info->eps);
         return NB_EXIT_ERROR;
     }
     if (info->step > ((uint64_t)1 << 62)) {

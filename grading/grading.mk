@@ -1,5 +1,5 @@
 # grading/grading.mk: make grade, grade-plot and grade-selftest (included by the top-level Makefile).
-# The grader is grading/grade.c; what it checks and times is in grading/README.md.
+# The grader is grading/grade.c and its parts (GRADER_SRC); what it checks and times is in grading/README.md.
 #   make grade                  every step of steps.list      make grade STEP=03 / STEPS="00 01 05"
 #   GRADE_N GRADE_S GRADE_STEPS (GPU time steps) GRADE_CPU_STEPS GRADE_REPEAT: the timed run
 #   GRADE_CHECK_N GRADE_JOBS GRADE_TIMEOUT (seconds per case): the correctness cases
@@ -22,11 +22,15 @@ GRADE_ARGS = --registry steps.list --build '$(BUILD)' --out '$(GRADE_DIR)' --mak
   --cpu-steps '$(GRADE_CPU_STEPS)' --repeat '$(GRADE_REPEAT)' --timeout '$(GRADE_TIMEOUT)' \
   --check-n '$(GRADE_CHECK_N)' --jobs '$(GRADE_JOBS)'
 
-$(BUILD)/obj/grading/grade.o: grading/grade.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
+# The grader's parts (grading/README.md says which does what); grade.h is their shared, private header.
+GRADER_SRC := grade.c registry.c cases.c timing.c judge.c runner.c report.c ladder.c
+GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/grading/%.o)
+
+$(GRADER_OBJ): $(BUILD)/obj/grading/%.o: grading/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(GRADER): $(BUILD)/obj/grading/grade.o $(LIBNBODY)
+$(GRADER): $(GRADER_OBJ) $(LIBNBODY)
 	@mkdir -p $(@D)
 	$(CC) -fopenmp $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

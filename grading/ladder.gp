@@ -1,5 +1,5 @@
 # ladder.gp: the speedup ladder of `make grade`, one bar per step on a log scale.
-# grading/grade.c writes the data (ladder.dat) and the variables (ladder-vars.gp: datafile, png_out,
+# grading/ladder.c writes the data (ladder.dat) and the variables (ladder-vars.gp: datafile, png_out,
 # svg_out, title_text, subtitle_text, bars, cpu_bars, gpu_bars, ymin, ymax, roof) and runs
 #     gnuplot ladder-vars.gp grading/ladder.gp
 # Data columns: 1 x, 2 label, 3 G interactions/s, 4 speedup text, 5 gpu (0/1), 6 the step's own issue

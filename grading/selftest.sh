@@ -6,7 +6,7 @@
 # faults, not from the copying), and on a GPU so must a correct step built with nvcc --use_fast_math.
 # CPU faults go into step00_serial; GPU faults into step03_tiling, where a GPU exists (else SKIP).
 # Exit status 0 only if every case came out as expected. Verdicts are read from the grader's
-# verdicts.csv, never from its printed table.
+# verdicts.csv, never from its printed table; a few cases must also fail in a given way (how_it_failed).
 set -u -o pipefail
 MAKE=${MAKE:-make}
 BUILD=${BUILD:-build}
@@ -34,6 +34,9 @@ faults=(
     "drift-before-kick|$cpu_step|positions move with the old velocity|s/s->v\([xyz]\)\[i\] += a\([xyz]\)\[i\] \* run->dt;/KICK_\1/;s/s->\([xyz]\)\[i\] += s->v\([xyz]\)\[i\] \* run->dt;/s->v\1[i] += a\1[i] * run->dt;/;s/KICK_\([xyz]\)/s->\1[i] += s->v\1[i] * run->dt;/"
     "nan|$cpu_step|no softening: the j = i term is 0/0|s/+ eps2; \/\* softening/; \/* softening/"
     "empty-region|$cpu_step|the timed region marks nothing: the loop runs outside it (graded with its timed run)|s/^    nb_region_begin(run);$//;s/^    nb_region_end(run);$/    nb_region_begin(run);\n    nb_region_end(run);/"
+    "output-flood|$cpu_step|prints without end: the grader must stop it at its log cap, and quickly|s/^#include <stdlib.h>$/&\n#include <stdio.h>/;s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    for (;;)\n        puts(\"flood: a step that prints without end\");\n&/"
+    "escape-in-error|$cpu_step|its error message sets the window title, clears the screen, turns red: none of it may reach the table|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_ERROR, \"%c]0;owned%c%c[2J%c[31mforces wrong%c[0m, said in colour\", 27, 7, 27, 27, 27);\n&/"
+    "escape-in-fail|$cpu_step|its FAIL line clears the screen and turns red: the clause shown must be plain text|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_MISMATCH, \"%c[2J%c[31mforces FAIL%c[0m\", 27, 27, 27);\n&/"
     "partial-tile|$gpu_step|the last partial tile of bodies is skipped|s/const int tiles = (n + blockDim.x - 1) \/ blockDim.x;/const int tiles = n \/ blockDim.x;/"
     "wrong-sign|$gpu_step|x_i - x_j instead of x_j - x_i: repulsion|s/= pj\.\([xyz]\) - \([xyz]\)i;/= \2i - pj.\1;/"
     "mass-ignored|$gpu_step|every body pulls with unit mass|s/const float f = pj\.w \* inv/const float f = inv/"
@@ -77,6 +80,27 @@ report() {
     printf '%-4s %s %-17s %s\n     expected %s, got %s: %s\n' "$mark" "$id" "$name" "$what" "$expect" "$got" "$why"
 }
 
+# how_it_failed NAME DIR WHY: what is wrong with the way a case failed (nothing when it failed as it must).
+# A flood must be stopped as one, leaving no file of its grade over the cap that the grader names; a
+# message with escape codes must be shown as plain text, no control character reaching the output.
+how_it_failed() {
+    local name=$1 dir=$2 why=$3 mib big
+    case $name in
+    output-flood)
+        mib=$(sed -n 's/.*log exceeded \([0-9][0-9]*\) MiB: output flood.*/\1/p' <<< "$why")
+        [ -n "$mib" ] || { echo "not stopped as an output flood: $why"; return; }
+        big=$(find "$dir/grade" -type f -size +$((mib * 1024))k -print -quit)
+        [ -z "$big" ] || echo "$big is over the $mib MiB log cap"
+        ;;
+    escape-in-*)
+        [[ $why == *"forces "* ]] || { echo "the step's message is not shown: $why"; return; }
+        if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$dir/grade.log" "$dir/grade/verdicts.csv"; then
+            echo "escape codes or control characters reached the grader's output: $dir/grade.log"
+        fi
+        ;;
+    esac
+}
+
 # run_case NAME STEP EXPECT FLAGS SED WHAT: copy, plant, build, grade, compare.
 run_case() {
     local name=$1 id=$2 expect=$3 flags=$4 program=$5 what=$6
@@ -114,9 +138,16 @@ run_case() {
     # A fault in the timing shows only in the timed run: a small one, for that case alone.
     local timing=(--no-timing)
     [ "$name" = empty-region ] && timing=(--bodies 2048 --cpu-steps 2 --gpu-steps 2 --repeat 3)
-    "$GRADER" --steps "$id" --binary "$bin" --label "$name" "${timing[@]}" --out "$dir/grade" --ref-cache "$cache" \
-        --probe "$GPU_PROBE" --jobs "$GRADE_JOBS" --timeout "$GRADE_TIMEOUT" --check-n "$GRADE_CHECK_N" \
-        > "$dir/grade.log" 2>&1
+    # The flood must be stopped by the cap, not by the time limit: a short limit, and a file-size limit of
+    # the test's own far above any cap, so that a broken cap cannot fill the disk.
+    local timeout=$GRADE_TIMEOUT file_limit=unlimited
+    if [ "$name" = output-flood ]; then
+        [ "${timeout%.*}" -le 60 ] 2>/dev/null || timeout=60
+        file_limit=$((256 * 1024))
+    fi
+    (ulimit -f "$file_limit" && exec "$GRADER" --steps "$id" --binary "$bin" --label "$name" "${timing[@]}" \
+        --out "$dir/grade" --ref-cache "$cache" --probe "$GPU_PROBE" --jobs "$GRADE_JOBS" --timeout "$timeout" \
+        --check-n "$GRADE_CHECK_N") > "$dir/grade.log" 2>&1
     local rc=$? got why
     got=$(awk -F, 'NR == 2 { print $3 }' "$dir/grade/verdicts.csv" 2>/dev/null)
     why=$(awk -F, 'NR == 2 { print $4 }' "$dir/grade/verdicts.csv" 2>/dev/null)
@@ -125,6 +156,11 @@ run_case() {
     if { [ "$got" = FAIL ] && [ $rc -ne 1 ]; } || { [ "$got" = PASS ] && [ $rc -ne 0 ]; }; then
         why="verdict $got but exit status $rc"
         got=BROKEN
+    fi
+    if [ "$got" = FAIL ]; then
+        local wrong
+        wrong=$(how_it_failed "$name" "$dir" "$why")
+        [ -z "$wrong" ] || { got=BROKEN; why=$wrong; }
     fi
     [ "$got" = PASS ] && why=$(awk -F, 'NR == 2 { printf "%s of %s cases passed", $6, $7 }' "$dir/grade/verdicts.csv")
     report "$got" "$why"

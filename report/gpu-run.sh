@@ -5,6 +5,7 @@
 # instructions.csv and stalls.csv (ncu), grade.tgz (make grade's table and CSVs), measure.tgz
 # (report/measure.sh's CSVs, re-packed after every phase, so a call cut short still returns what finished).
 #   phases: env build validate floor scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade
+#           and, only when named: selftest hardening cpu-peer
 #   (floor: step06 at N = 131072 and 16384, the ladder's floors; GPU_RUN_GRADE_STEPS="09 10": grade only those)
 # GPU_RUN_BUDGET=S: start no phase after S seconds (phases are ordered by importance).
 # Without apt (the lent machines), Check and zlib come from Debian packages unpacked in .deps/root.
@@ -210,5 +211,21 @@ fi
 if has grade; then
     make "${deps[@]}" GRADE_JOBS=8 ${GPU_RUN_GRADE_STEPS:+STEPS="$GPU_RUN_GRADE_STEPS"} grade 2>&1 | grep -vE '^(gcc|nvcc|ar|rm) ' | tee build/grade-output.txt | tail -n 25
     tar czf "$out/grade.tgz" build/grade-output.txt build/grade/results.csv build/grade/checks.csv 2>/dev/null
+fi
+# The grader's planted faults, the GPU ones included (step03 copies).
+if has selftest; then
+    make "${deps[@]}" grade-selftest 2>&1 | grep -vE '^(gcc|nvcc|ar|rm) ' | tail -n 30
+fi
+
+# Every bad input against every step, GPU steps included: the table README.md shows
+# (tests/hardening/table.sh --write README.md OUT/hardening-table.md, where the repository is).
+if has hardening; then
+    make "${deps[@]}" ${COMMIT:+COMMIT=$COMMIT} hardening-table 2>&1 | grep -vE '^(gcc|nvcc|ar|rm) ' | tail -n 5
+    cp build/hardening/table.md "$out/hardening-table.md" 2>/dev/null
+fi
+
+# step01 against a plain OpenMP kernel of the same arithmetic on this host's CPU (issue #18).
+if has cpu-peer; then
+    if [ -f report/cpu-peer.sh ]; then bash report/cpu-peer.sh "$out" || echo "cpu-peer FAILED"; else echo "no report/cpu-peer.sh"; fi
 fi
 printf '\n=== done (+%ss)\n' "$(elapsed)"

@@ -22,7 +22,7 @@ csv=$out/mpi-runs.csv
 tests=$out/mpi-tests.txt
 t0=$(date +%s)
 say() { printf '=== %s (+%ds) %s\n' "$(date -u +%H:%M:%S)" $(($(date +%s) - t0)) "$*"; }
-mpirun_np() { # the grader's launch (grading/grade.c, launch_argv)
+mpirun_np() { # the grader's launch (grading/registry.c, launch_argv)
     local np=$1
     printf 'mpirun -np %s' "$np"
     [ "$(id -u)" = 0 ] && printf ' --allow-run-as-root'

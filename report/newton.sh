@@ -136,7 +136,7 @@ if has ncu; then
     say "ncu: the force kernel at N = 131072"
     log=$out/newton-ncu.txt
     : > "$log"
-    metrics=smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum
+    metrics=smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio
     for det in "" --deterministic; do
         echo "--- step09_newton N=131072 ${det:-default}: kernel pairs, then the update kernel" >> "$log"
         ncu --clock-control none --metrics "$metrics" -k regex:'pairs|kick_drift' --launch-count 2 \

@@ -338,38 +338,283 @@ ladder_table() {
     echo
 } | replace_section "$report" kepler || exit 1
 
+# ---- part two: each pair once (step09), the tree code (step10), MPI ranks (step11) ---------------
+# REPORT shows these sections; each part-two lesson's measured block shows its own (lesson_sections).
+# Shared awk: fixed-width numbers as the lessons print them.
+fmt_awk='function ms(x) { return (x >= 100) ? sprintf("%.0f", x) : (x >= 10) ? sprintf("%.1f", x) : sprintf("%.2f", x) }
+    function sci(x,    s) { s = sprintf("%.1e", x); sub(/e-0/, "e-", s); sub(/e\+0/, "e", s); return s }
+    function pct(x,    s) { s = (x <= -10 || x >= 10) ? sprintf("%+.0f%%", x) : sprintf("%+.1f%%", x); sub(/^-/, "−", s); return s }
+    function times(x) { return (x < 1) ? sprintf("%.2f×", x) : sprintf("%.3g×", x) }
+    function sortn(a, n,    i, j, t) { for (i = 1; i < n; ++i) for (j = i + 1; j <= n; ++j) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t } }'
+
+{
+    echo
+    read -r -a f <<< "$(files newton.csv)"
+    sel='tag=newton'
+    if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
+        none "no recorded step09 measurements yet (report/newton.sh on a GPU machine)"
+    else
+        # all rows in recording order; the last of each (step, N, --deterministic or not) counts
+        pick -v cols=step,bodies,ginteractions_s,config,pass,clock_mhz,repeat -v where="$sel" -v need=kernel_s "${f[@]}" |
+            awk -F, "$fmt_awk"'
+            { d = ($4 ~ /(^| )deterministic( |$)/) ? "d" : ""; k = $1 d SUBSEP $2; v[k] = $3; ok[k] = $5; clk[k] = $6; rep[k] = $7
+              if (!($2 in seen)) { seen[$2] = 1; ns[++nn] = $2 }
+              # the build of step09 these rows measured (its knobs have changed since: say which)
+              if ($1 == "09") { b = ""; nw = split($4, w, " "); for (j = 1; j <= nw; ++j) if (w[j] ~ /^(block|bodies\/lane|unroll|group)=/) b = b (b == "" ? "" : " ") w[j]
+                                bk[k] = b } }
+            END {
+                sortn(ns, nn)
+                print "| N | step06 | step09 | × step06 | step09 `--deterministic` | its cost |"
+                print "|--:|--:|--:|--:|--:|--:|"
+                for (i = 1; i <= nn; ++i) { n = ns[i]; s6 = v["06", n]; s9 = v["09", n]; s9d = v["09d", n]
+                    printf "| %s | %s | %s | %s | %s | %s |\n", n, (s6 > 0) ? sprintf("%.0f", s6) : "", (s9 > 0) ? sprintf("**%.0f**", s9) : "",
+                        (s6 > 0 && s9 > 0) ? sprintf("%.2f", s9 / s6) : "", (s9d > 0) ? sprintf("%.0f", s9d) : "",
+                        (s9 > 0 && s9d > 0) ? pct(100 * (s9d / s9 - 1)) : "" }
+                for (i = 1; i <= nn; ++i) for (d = 0; d < 2; ++d) { k = (d ? "09d" : "09") SUBSEP ns[i]; b = bk[k]
+                    if (b != "" && !(b in built)) { built[b] = 1; builds = builds (builds == "" ? "" : "; ") "`" b "`" } }
+                for (k in v) { ++rows; if (ok[k] == "PASS") ++pass; if (lo == "" || clk[k] + 0 < lo) lo = clk[k] + 0; if (clk[k] + 0 > hi) hi = clk[k] + 0; r = rep[k] }
+                printf "\nG interactions/s = S·N²·steps / time loop, median of %s repeats; validated: %d of %d rows PASS; SM clock %.0f–%.0f MHz; step09 as built then: %s.", r, pass, rows, lo, hi, builds
+            }'
+        echo " Recorded (\`newton.csv\`): $(origin "$sel" step,bodies,config "${f[@]}")."
+    fi
+    echo
+} | tee "$tmp/sec-newton" | replace_section "$report" newton || exit 1
+
+{
+    echo
+    read -r -a f <<< "$(files tree.csv)"
+    sel='tag~^tree-(n|step06)$'
+    if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
+        none "no recorded step10 measurements yet (report/treecode.sh on a GPU machine)"
+    else
+        pick -v cols=step,bodies,steps,kernel_s,acc_rms,acc_max,config.theta,pass -v where="$sel" -v need=kernel_s -v key=step,bodies "${f[@]}" |
+            awk -F, "$fmt_awk"'
+            { t[$1, $2] = 1e3 * $4 / $3; rms[$1, $2] = $5; mx[$1, $2] = $6; th[$1, $2] = $7; ++rows; if ($8 == "PASS") ++pass
+              if (!($2 in seen)) { seen[$2] = 1; ns[++nn] = $2 } }
+            END {
+                sortn(ns, nn)
+                print "| N | θ | step10 (ms a step) | rms error | worst body | step06, direct (ms a step) | step10 against step06 |"
+                print "|--:|--:|--:|--:|--:|--:|--:|"
+                for (i = 1; i <= nn; ++i) { n = ns[i]; a = t["10", n]; b = t["06", n]
+                    if (!(("10", n) in t)) continue
+                    printf "| %s | %s | %s | %s | %s | %s | %s |\n", n, th["10", n], ms(a), sci(rms["10", n]), sci(mx["10", n]),
+                        (b > 0) ? ms(b) : "not run", (b > 0) ? times(b / a) : "" }
+                printf "\nTime loop per step, median of the repeats; errors: the accelerations against the fp64 direct sum; validated: %d of %d rows PASS.", pass, rows
+            }'
+        echo " Recorded (\`tree.csv\`): $(origin "$sel" step,bodies "${f[@]}")."
+    fi
+    echo
+} | tee "$tmp/sec-tree" | replace_section "$report" tree || exit 1
+
+{
+    echo
+    read -r -a f <<< "$(files tree-theta.csv)"
+    sel='tag=tree-frontier'
+    if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
+        none "no recorded accuracy-time frontier of step10 yet (report/treecode.sh on a GPU machine)"
+    else
+        pick -v cols=config.theta,bodies,steps,kernel_s,acc_rms,acc_max -v where="$sel" -v need=kernel_s -v key=config.theta,bodies "${f[@]}" |
+            awk -F, "$fmt_awk"'
+            { th[++n] = $1; t[n] = 1e3 * $4 / $3; rms[n] = $5; mx[n] = $6; N[$2] = 1 }
+            END {
+                for (i = 1; i < n; ++i) for (j = i + 1; j <= n; ++j) if (th[j] + 0 < th[i] + 0) {
+                    x = th[i]; th[i] = th[j]; th[j] = x; x = t[i]; t[i] = t[j]; t[j] = x; x = rms[i]; rms[i] = rms[j]; rms[j] = x; x = mx[i]; mx[i] = mx[j]; mx[j] = x }
+                printf "| θ |"; for (i = 1; i <= n; ++i) printf " %s |", th[i]; print ""
+                printf "|---|"; for (i = 1; i <= n; ++i) printf "--:|"; print ""
+                printf "| ms a step |"; for (i = 1; i <= n; ++i) printf " %.1f |", t[i]; print ""
+                printf "| rms error |"; for (i = 1; i <= n; ++i) printf " %s |", sci(rms[i]); print ""
+                printf "| worst body |"; for (i = 1; i <= n; ++i) printf " %s |", sci(mx[i]); print ""
+                s = ""; for (k in N) s = s (s == "" ? "" : ", ") k
+                printf "\nstep10 at N = %s, one system, over the opening angle θ.", s
+            }'
+        echo " Recorded (\`tree-theta.csv\`): $(origin "$sel" config.theta,bodies "${f[@]}")."
+    fi
+    echo
+} | tee "$tmp/sec-frontier" | replace_section "$report" frontier || exit 1
+
+{
+    echo
+    f=$(find_file tree-energy.csv)
+    if [ -z "$f" ]; then
+        none "no recorded energy runs of step10 yet (report/treecode.sh on a GPU machine)"
+    else
+        echo "| run | N | dt | steps | \|ΔE/E\| at the end | max \|ΔE/E\| | momentum drift at the end |"
+        echo "|---|--:|--:|--:|--:|--:|--:|"
+        pick -v cols=label,bodies,dt,step,rel_energy_error,momentum_drift "$f" |
+            awk -F, "$fmt_awk"'function abs(x) { return x < 0 ? -x : x }
+                { if (!($1 in seen)) { seen[$1] = 1; ls[++n] = $1 }
+                  N[$1] = $2; dt[$1] = $3; st[$1] = $4; e[$1] = $5; p[$1] = $6; if (abs($5) > me[$1]) me[$1] = abs($5) }
+                END { for (i = 1; i <= n; ++i) { l = ls[i]; name = l
+                      if (name ~ /^theta/) { sub(/^theta/, "", name); name = "step10, θ = " name } else if (name == "direct") name = "step06, the direct sum"
+                      printf "| %s | %s | %s | %s | %s | %s | %s |\n", name, N[l], dt[l], st[l], sci(abs(e[l])), sci(me[l]), sci(p[l]) } }'
+        echo
+        echo "A Plummer sphere run with snapshots every 100 steps, each through \`report/diag.c\` (fp64 energies). \`$f\` has no device or commit in its rows: report/data/PROVENANCE.md names the call."
+    fi
+    echo
+} | tee "$tmp/sec-treeenergy" | replace_section "$report" treeenergy || exit 1
+
+{
+    echo
+    read -r -a f <<< "$(files mpi-runs.csv)"
+    sel='tag~^time-'
+    if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
+        none "no recorded step11 measurements yet (report/mpi.sh on a GPU machine)"
+    else
+        pick -v cols=tag,step,name,bodies,steps,ginteractions_s,config.ranks,config,pass -v where="$sel" -v need=kernel_s -v key=tag,bodies "${f[@]}" |
+            awk -F, "$fmt_awk"'
+            { if (!($1 in seen)) { seen[$1] = 1; tags[++nt] = $1 }
+              if (!($4 in seenN)) { seenN[$4] = 1; ns[++nn] = $4 }
+              v[$1, $4] = $6; st[$4] = $5; ++rows; if ($9 == "PASS") ++pass
+              if ($2 == "08") { base[$4] = $6; label[$1] = "`" $3 "`, one process, `--gpus 1`" }
+              else label[$1] = sprintf("`%s`, %s rank%s%s%s", $3, $7, ($7 == 1) ? "" : "s", ($8 ~ / ring( |$)/) ? ", ring" : ($8 ~ / allgather( |$)/) ? ", one `MPI_Allgatherv` a step" : "",
+                                       ($8 ~ /host-staged/) ? ", host-staged" : ($8 ~ /cuda-aware/) ? ", CUDA-aware" : "") }
+            END {
+                sortn(ns, nn)
+                printf "| run |"; for (i = 1; i <= nn; ++i) printf " N = %s (G int/s) | × step08 |", ns[i]; print ""
+                printf "|---|"; for (i = 1; i <= nn; ++i) printf "--:|--:|"; print ""
+                for (k = 1; k <= nt; ++k) { g = tags[k]; printf "| %s |", label[g]
+                    for (i = 1; i <= nn; ++i) { x = v[g, ns[i]]; b = base[ns[i]]
+                        printf " %s | %s |", (x > 0) ? sprintf("%.0f", x) : "", (x > 0 && b > 0) ? sprintf("%.2f", x / b) : "" }
+                    print "" }
+                s = ""; for (i = 1; i <= nn; ++i) if (!(st[ns[i]] in said)) { said[st[ns[i]]] = 1; s = s (s == "" ? "" : " or ") st[ns[i]] }
+                printf "\nOne system; %s steps; every rank on the one GPU of the machine; time loop of the slowest rank, median of the repeats; validated: %d of %d rows PASS.", s, pass, rows
+            }'
+        echo " Recorded (\`mpi-runs.csv\`): $(origin "$sel" tag,bodies "${f[@]}")."
+        echo
+        pick -v cols=tag,systems,bodies,config.ranks,config.split,pass -v where='tag~^validate-' -v key=tag,systems,bodies "${f[@]}" |
+            awk -F, '{ ++n; if ($6 == "PASS") ++p; N[$3] = 1; S[$2] = 1; R[$4] = 1; sp[$5] = 1 }
+                function list(a, sep,    k, s, m, i, j, t, x) { m = 0; for (k in a) x[++m] = k
+                    for (i = 1; i < m; ++i) for (j = i + 1; j <= m; ++j) if (x[j] + 0 < x[i] + 0 || (x[j] + 0 == x[i] + 0 && x[j] < x[i])) { t = x[i]; x[i] = x[j]; x[j] = t }
+                    for (i = 1; i <= m; ++i) s = s (i > 1 ? sep : "") x[i]; return s }
+                END { if (n) printf "Validation (tags `validate-*`): %d runs, %d PASS: N = %s; S = %s; %s ranks; split %s.\n", n, p, list(N, ", "), list(S, " and "), list(R, " and "), list(sp, " and ") }'
+    fi
+    echo
+} | tee "$tmp/sec-mpi" | replace_section "$report" mpi || exit 1
+
+{
+    echo
+    f=$(find_file pingpong.csv)
+    if [ -z "$f" ]; then
+        none "no recorded MPI ping-pong yet (report/mpi.sh on a GPU machine)"
+    else
+        pick -v cols=bytes,one_way_us,gbytes_s "$f" |
+            awk -F, '{ b[++n] = $1; t[n] = $2; g[n] = $3 }
+                function size(x) { return (x >= 1048576) ? (x / 1048576) " MiB" : (x >= 1024) ? (x / 1024) " KiB" : x " B" }
+                END { printf "| message |"; for (i = 1; i <= n; ++i) printf " %s |", size(b[i]); print ""
+                      printf "|---|"; for (i = 1; i <= n; ++i) printf "--:|"; print ""
+                      printf "| one way (µs) |"; for (i = 1; i <= n; ++i) printf " %s |", t[i]; print ""
+                      printf "| GB/s |"; for (i = 1; i <= n; ++i) printf " %s |", g[i]; print "" }'
+        echo
+        echo "Two ranks on one host (\`tests/mpi_exchange.c pingpong\`). \`$f\` has no device or commit in its rows: report/data/PROVENANCE.md names the call."
+    fi
+    echo
+} | tee "$tmp/sec-pingpong" | replace_section "$report" pingpong || exit 1
+
+{
+    echo
+    read -r -a f <<< "$(files throughput.csv)"
+    sel='tag=throughput;step=08;systems=1'
+    if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
+        none "no recorded step08 throughput yet: the scaling model of step11 needs one GPU's rate (make report on a GPU machine)"
+    else
+        pick -v cols=bodies,ginteractions_s -v where="$sel" -v need=kernel_s -v key=bodies "${f[@]}" | sort -t, -k1,1n > "$tmp/rates"
+        echo "| model: the ring, strong scaling | link | one GPU, a step | 16 GPUs | 64 | 256 | 1024 |"
+        echo "|---|---|--:|--:|--:|--:|--:|"
+        for n in 1048576 16777216 268435456; do
+            for net in nvlink ib; do
+                awk -f report/mpi-model.awk -v net=$net -v what=strong -v N=$n "$tmp/rates" |
+                    awk -F, -v n=$n -v net=$net '$1 == 1 { t1 = $3 } $1 == 16 || $1 == 64 || $1 == 256 || $1 == 1024 { e = e sprintf(" %.2f |", $5) }
+                        END { printf "| N = %s | %s | %s |%s\n", n, (net == "ib") ? "400 Gb/s IB" : "NVLink",
+                                  (t1 >= 3600) ? sprintf("%.1f h", t1 / 3600) : sprintf("%.3g s", t1), e }'
+            done
+        done
+        echo
+        weak=$(for n in 1048576 16777216; do
+            awk -f report/mpi-model.awk -v net=nvlink -v what=weak -v N=$n "$tmp/rates" | awk -F, -v n=$n '$1 == 1024 { printf "%.2f from N1 = %s", $5, n }'
+            echo; done | paste -sd ';' | sed 's/;/, /')
+        echo "Efficiency = T(1) / (P·T(P)). Weak scaling (N = N1·√P, the same pairs per GPU) on 1024 GPUs, NVLink: $weak. A model, not a measurement: the links' latency and bandwidth and the time of a ring turn are assumed in \`report/mpi-model.awk\`; one GPU's rate at each n is step08's throughput row: $(origin "$sel" bodies "${f[@]}")."
+    fi
+    echo
+} | tee "$tmp/sec-mpimodel" | replace_section "$report" mpimodel || exit 1
+
+# ---- step08 over N on 1 and 2 GPUs: when do two GPUs pay? (REPORT section 4, step08's lesson) ----
+{
+    echo
+    read -r -a f <<< "$(files runs.csv)"
+    sel='tag=nscan-bodies;step=08;systems=1'
+    if [ ${#f[@]} = 0 ] || [ -z "$(pick -v cols=tag -v where="$sel" "${f[@]}")" ]; then
+        none "no recorded scan over N of step08 on 1 and 2 GPUs yet (a 2-GPU machine)"
+    else
+        pick -v cols=bodies,gpus,steps,kernel_s,ginteractions_s,config.exchange_us -v where="$sel" -v need=kernel_s -v key=bodies,gpus "${f[@]}" |
+            awk -F, "$fmt_awk"'
+            { if (!($1 in seen)) { seen[$1] = 1; ns[++nn] = $1 }
+              g[$1, $2] = $5; us[$1, $2] = 1e6 * $4 / $3; if ($2 == 2) ex[$1] = $6 }
+            END {
+                sortn(ns, nn)
+                printf "| N |"; for (i = 1; i <= nn; ++i) printf " %s |", ns[i]; print ""
+                printf "|---|"; for (i = 1; i <= nn; ++i) printf "--:|"; print ""
+                printf "| 1 GPU, G/s |"; for (i = 1; i <= nn; ++i) printf " %.0f |", g[ns[i], 1]; print ""
+                printf "| 2 GPUs, G/s |"; for (i = 1; i <= nn; ++i) printf " %.0f |", g[ns[i], 2]; print ""
+                printf "| × |"; for (i = 1; i <= nn; ++i) printf " %s |", (g[ns[i], 1] > 0) ? sprintf("%.2f", g[ns[i], 2] / g[ns[i], 1]) : ""; print ""
+                printf "| a step on 1 GPU, µs |"; for (i = 1; i <= nn; ++i) printf " %.0f |", us[ns[i], 1]; print ""
+                printf "| a step on 2 GPUs, µs |"; for (i = 1; i <= nn; ++i) printf " %.0f |", us[ns[i], 2]; print ""
+                printf "| exchange, µs |"; for (i = 1; i <= nn; ++i) printf " %s |", ex[ns[i]]; print "" }'
+        echo
+        echo "One system, \`--decompose bodies\`; a step = time loop / steps (median of the repeats); exchange: \`exchange_us\` in \`config\`, timed by events on the last step. Recorded (\`runs.csv\`, tag \`nscan-bodies\`): $(origin "$sel" bodies,gpus "${f[@]}")."
+    fi
+    echo
+} | tee "$tmp/sec-nscan" | replace_section "$report" nscan || exit 1
+
 # ---- each lesson's measured block -----------------------------------------------------------------
 # Every step README with a "measured" section gets its own rows of the tables above, printed the same
 # way (same files, same rows, same rounding), so a lesson's number is the README's and REPORT's.
+# The part-two lessons also show their own tables of REPORT's part two, the same bytes.
+lesson_sections() { case $1 in 09) echo newton ;; 10) echo tree frontier treeenergy ;; 11) echo mpi pingpong mpimodel ;; esac; }
+
 lesson_block() { # ID: the measured block of step ID
-    local id=$1 lad thr sel='tag~^(grade-)?ladder$;bodies=65536' tsel='tag~^(ladder|throughput)$;systems=1'
+    local id=$1 lad thr sel='tag~^(grade-)?ladder$;bodies=65536' tsel='tag~^(ladder|throughput)$;systems=1' sec secs
     read -r -a lad <<< "$(files ladder-cpu.csv grade-ladder.csv ladder.csv)"
     read -r -a thr <<< "$(files ladder-cpu.csv throughput-cpu.csv ladder.csv throughput.csv)"
+    secs=$(lesson_sections "$id")
     echo
     if [ ${#lad[@]} = 0 ] || ! grep -q "^$id," "$tmp/ladder" 2>/dev/null; then
-        none "not measured yet: no recorded ladder row of step $id (make report on a GPU machine)"
+        if [ -z "$secs" ]; then
+            none "not measured yet: no recorded ladder row of step $id (make report on a GPU machine)"
+            echo
+            return
+        fi
+        none "No ladder row of step $id is recorded (N = 65536: make grade on a GPU machine). Its own measurements:"
+    else
+        pick -v cols=step,bodies,ginteractions_s,device,threads,date,commit -v where="$sel;step=$id" -v need=kernel_s -v key=step "${lad[@]}" |
+            awk -F, -v id="$id" -v ladder="$tmp/ladder" '
+            function num(x) { return (x >= 1000) ? sprintf("%.0f", x) : sprintf("%.3g", x) }
+            BEGIN { while ((getline l < "steps.list") > 0) if (l ~ /^[0-9]+ /) { split(l, w, " "); from[w[1]] = w[6] }
+                    while ((getline l < ladder) > 0) { split(l, f, ","); rate[f[1]] = f[5] } }
+            { dev = ($4 ~ /NVIDIA/) ? $4 : ($1 == "00" ? $4 " (1 thread)" : $4 " (" $5 " threads)")
+              p = from[id]
+              print "| N | G interactions/s | × serial | × previous" ((p == "-") ? "" : " (step " p ")") " | device | date | commit |"
+              print "|--:|--:|--:|--:|---|---|---|"
+              printf "| %s | %s | %s | %s | %s | %s | `%s` |\n", $2, num($3), (rate["00"] > 0) ? num($3 / rate["00"]) "×" : "",
+                  (p in rate && rate[p] > 0) ? num($3 / rate[p]) "×" : "-", dev, substr($6, 1, 10), $7 }'
         echo
-        return
+        local row
+        # the throughput row, where more than the ladder's N is recorded
+        row=$(pick -v cols=step,bodies,ginteractions_s,device,threads -v where="$tsel;step=$id" -v need=kernel_s -v key=step,bodies "${thr[@]}" 2>/dev/null |
+            sort -t, -k2,2n | awk -F, '{ ++n; h = h sprintf(" N = %s |", $2); d = d "--:|"; v = v sprintf(" %.4g |", $3)
+                                         on = ($4 ~ /NVIDIA/) ? $4 : ($1 == "00") ? "CPU, 1 thread" : "CPU, " $5 " threads" }
+                END { if (n > 1) printf "| G interactions/s by N | on |%s\n|---|---|%s\n| step %s | %s |%s\n", h, d, "'"$id"'", on, v }')
+        if [ -n "$row" ]; then
+            printf '%s\n\n' "$row"
+            echo "The ladder's row of this step (N = 65536, README.md and report/REPORT.md show the same) and its throughput row (REPORT, one system); written by \`make figures\` from report/data, checked by \`make test-tables\`."
+        else
+            echo "The ladder's row of this step (N = 65536, README.md and report/REPORT.md show the same); written by \`make figures\` from report/data, checked by \`make test-tables\`."
+        fi
     fi
-    pick -v cols=step,bodies,ginteractions_s,device,threads,date,commit -v where="$sel;step=$id" -v need=kernel_s -v key=step "${lad[@]}" |
-        awk -F, -v id="$id" -v ladder="$tmp/ladder" '
-        function num(x) { return (x >= 1000) ? sprintf("%.0f", x) : sprintf("%.3g", x) }
-        BEGIN { while ((getline l < "steps.list") > 0) if (l ~ /^[0-9]+ /) { split(l, w, " "); from[w[1]] = w[6] }
-                while ((getline l < ladder) > 0) { split(l, f, ","); rate[f[1]] = f[5] } }
-        { dev = ($4 ~ /NVIDIA/) ? $4 : ($1 == "00" ? $4 " (1 thread)" : $4 " (" $5 " threads)")
-          p = from[id]
-          print "| N | G interactions/s | × serial | × previous" ((p == "-") ? "" : " (step " p ")") " | device | date | commit |"
-          print "|--:|--:|--:|--:|---|---|---|"
-          printf "| %s | %s | %s | %s | %s | %s | `%s` |\n", $2, num($3), (rate["00"] > 0) ? num($3 / rate["00"]) "×" : "",
-              (p in rate && rate[p] > 0) ? num($3 / rate[p]) "×" : "-", dev, substr($6, 1, 10), $7 }'
-    echo
-    local row
-    row=$(pick -v cols=step,bodies,ginteractions_s,device,threads -v where="$tsel;step=$id" -v need=kernel_s -v key=step,bodies "${thr[@]}" 2>/dev/null |
-        sort -t, -k2,2n | awk -F, '{ h = h sprintf(" N = %s |", $2); d = d "--:|"; v = v sprintf(" %.4g |", $3)
-                                     on = ($4 ~ /NVIDIA/) ? $4 : ($1 == "00") ? "CPU, 1 thread" : "CPU, " $5 " threads" }
-            END { if (h != "") printf "| G interactions/s by N | on |%s\n|---|---|%s\n| step %s | %s |%s\n", h, d, "'"$id"'", on, v }')
-    [ -n "$row" ] && printf '%s\n\n' "$row"
-    echo "The ladder's row of this step (N = 65536, README.md and report/REPORT.md show the same) and its throughput row (REPORT, one system); written by \`make figures\` from report/data, checked by \`make test-tables\`."
+    for sec in $secs; do
+        [ -f "$tmp/sec-$sec" ] || { echo "tables: no REPORT section '$sec' for step $id" >&2; return 1; }
+        cat "$tmp/sec-$sec"
+    done
+    [ -n "$secs" ] && echo "The tables after the ladder's row are report/REPORT.md's part two ($(echo $secs | sed 's/ /, /g')), the same bytes."
     echo
 }
 
@@ -377,7 +622,7 @@ while read -r id folder _; do
     case $id in '' | '#'*) continue ;; esac
     f=$lessons/$folder/README.md
     [ -f "$f" ] && grep -q '^<!-- BEGIN measured[ >-]' "$f" || continue
-    lesson_block "$id" | replace_section "$f" measured || exit 1
+    lesson_block "$id" | cat -s | replace_section "$f" measured || exit 1
     # A lesson may also show one of REPORT's generated tables, the same bytes: <!-- BEGIN report-NAME -->.
     for sec in $(grep -o '^<!-- BEGIN report-[a-z]*' "$f" | sed 's/.*report-//'); do
         [ -f "$tmp/sec-$sec" ] || { echo "tables: $f: no REPORT section '$sec' to show" >&2; exit 1; }

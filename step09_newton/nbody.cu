@@ -16,20 +16,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifndef BODIES_PER_LANE /* i-bodies each thread holds in registers */
-#define BODIES_PER_LANE 8
+#ifndef BODIES_PER_LANE /* i-bodies each thread holds in registers (16: half the shuffles per pair of 8) */
+#define BODIES_PER_LANE 16
 #endif
 #ifndef WARPS /* warps per block; they share each j-chunk */
 #define WARPS 4
 #endif
-#ifndef UNROLL /* unroll factor of the 32 steps through a chunk */
-#define UNROLL 8
+#ifndef UNROLL /* unroll factor of the 32 steps through a chunk (4: 16 bodies per lane are long enough) */
+#define UNROLL 4
 #endif
 #ifndef PIECE_MAX /* the longest run of j-chunks in one work item (fewer atomics, coarser balance) */
 #define PIECE_MAX 64
 #endif
 /* --deterministic: each piece leaves GROUP partial sums (N^2 / (4 piece) bytes in all), each chunk after a
- * group its j-side sums (N^2 / (2 GROUP) float4): 12 GiB at N = 2^20 with the defaults. */
+ * group its j-side sums (N^2 / (2 GROUP) float4): 8 GiB at N = 2^20 with the defaults. */
 #ifndef DETERMINISTIC_PIECE_MIN /* --deterministic: the shortest piece */
 #define DETERMINISTIC_PIECE_MIN 4
 #endif

@@ -119,8 +119,10 @@ test-mpi: $(MPI_TEST)  ## the MPI exchange (ring, allgather) on 1-3 ranks agains
 	@bash tests/mpi.sh $(MPI_TEST)
 
 .PHONY: test-tables
-test-tables:  ## README.md, REPORT.md and the lessons' measured blocks are what make figures writes from report/data
+test-tables:  ## README.md, REPORT.md and the lessons' measured blocks are what make figures writes from report/data; relative links resolve
 	@bash report/tables-check.sh
+	@bash report/links-check.sh --selftest
+	@bash report/links-check.sh
 
 .PHONY: test-answers
 test-answers:  ## the instructors' worked answers that are code or a CPU build still hold (tests/answers.sh)

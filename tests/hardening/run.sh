@@ -307,6 +307,7 @@ case_ D6 bad all "dt with trailing text" --dt 0.01s
 case_ E0 bad all "eps NaN" --eps nan
 case_ E1 bad all "eps negative" --eps -0.1
 case_ E2 bad all "eps infinite" --eps inf
+case_ E3 bad all "eps whose square is 0 in float32 (no softening left)" --eps 1e-30 -n 16
 # ---- options --------------------------------------------------------------------------------
 case_ O0 bad all "unknown long option" --frobnicate
 case_ O1 bad all "unknown short option" -x

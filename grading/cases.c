@@ -1,0 +1,131 @@
+/* cases.c: the correctness cases (grading/README.md, "What it checks"): which cases, run `--jobs` at a
+ * time against the fp64 reference, the first failure stopping the step; and the results row written
+ * for a run that left none. */
+#define _GNU_SOURCE /* strdup */
+#include "grade.h"
+#include "nbody.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The correctness cases: every N at S = 1 and S = 3; all four model/masses pairs while S*N^2 is at
+ * most FULL_PAIRS_LIMIT. Beyond it (N = 16384, where a serial CPU case takes 5-20 s) one pair per S:
+ * plummer/equal at S = 1, uniform/random at S = 3, which still cover both models and both mass laws.
+ * Random masses catch m_i-for-m_j. The Ns are --check-n's (grade.c holds the default list). */
+static const uint64_t check_systems[] = {1, 3};
+static const char *const pair_model[4] = {"plummer", "uniform", "plummer", "uniform"};
+static const char *const pair_masses[4] = {"equal", "random", "random", "equal"};
+#define FULL_PAIRS_LIMIT ((uint64_t)1 << 26)
+
+void make_cases(grader *g)
+{
+    const options *o = &g->o;
+    g->cases = (check_case *)calloc(o->check_n_count * 2 * 4, sizeof(check_case));
+    if (!g->cases)
+        nb_die(NB_EXIT_ERROR, "out of memory");
+    for (size_t a = 0; a < o->check_n_count; ++a)
+        for (size_t b = 0; b < 2; ++b)
+            for (size_t p = 0; p < 4; ++p) {
+                const uint64_t n = o->check_n[a], s = check_systems[b];
+                if (s * n * n > FULL_PAIRS_LIMIT && p != b)
+                    continue;
+                g->cases[g->case_count++] = (check_case){n, s, pair_model[p], pair_masses[p]};
+            }
+}
+
+static void case_name(const check_case *c, char *out, size_t len)
+{
+    textf(out, len, "N=%llu S=%llu %s/%s", (unsigned long long)c->bodies, (unsigned long long)c->systems,
+             c->model, c->masses);
+}
+
+/* Rows for steps that never wrote one (a crash, a build failure): the harness's format, pass FAIL. */
+char *synthetic_row(const outcome *out, const check_case *c)
+{
+    char date[32], buf[1024];
+    char name[128];
+    textf(name, sizeof name, "%s", out->name);
+    clean_cell(name);
+    textf(buf, sizeof buf, "%s,%s,grade,grade-error,%s,%s,%llu,%llu,,,,,,,,,,,,,,,,,,0,FAIL,,,,,,,%s,", out->s->id,
+             name, c ? c->model : "", c ? c->masses : "", c ? (unsigned long long)c->systems : 0ull,
+             c ? (unsigned long long)c->bodies : 0ull, nb_utc_now(date, sizeof date));
+    return strdup(buf);
+}
+
+/* All cases, `jobs` at a time, in order of size; the first failure stops new ones from starting. */
+void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
+{
+    const options *o = &g->o;
+    typedef struct slot {
+        size_t index;
+        char log[4400], csv[4400];
+    } slot;
+    job jobs[MAX_JOBS];
+    slot slots[MAX_JOBS];
+    memset(jobs, 0, sizeof jobs);
+    size_t next = 0, running = 0, first_failure = (size_t)-1;
+    const size_t width = (size_t)o->jobs;
+    char *fail_row = NULL;
+    while ((next < g->case_count && first_failure == (size_t)-1) || running > 0) {
+        while (running < width && next < g->case_count && first_failure == (size_t)-1) {
+            size_t k = 0;
+            while (jobs[k].pid > 0)
+                ++k;
+            const check_case *c = &g->cases[next];
+            slot *sl = &slots[k];
+            sl->index = next++;
+            char tag[96];
+            textf(tag, sizeof tag, "n%llu-s%llu-%s-%s", (unsigned long long)c->bodies,
+                     (unsigned long long)c->systems, c->model, c->masses);
+            textf(sl->log, sizeof sl->log, "%s/check-%s.log", logdir, tag);
+            textf(sl->csv, sizeof sl->csv, "%s/check-%s.csv", logdir, tag);
+            unlink(sl->csv);
+            char n[32], s[32];
+            textf(n, sizeof n, "%llu", (unsigned long long)c->bodies);
+            textf(s, sizeof s, "%llu", (unsigned long long)c->systems);
+            char *argv[] = {(char *)bin, "-q", "--validate-only", "--ref-cache", (char *)o->ref_cache, "--csv",
+                            sl->csv, "--tag", "grade-check", "-n", n, "-S", s, "--model", (char *)c->model,
+                            "--masses", (char *)c->masses, NULL};
+            char *launched[MAX_ARGS];
+            if (spawn(launch_argv(out->s, argv, launched), sl->log, &jobs[k]) != NB_EXIT_OK)
+                nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
+            ++running;
+        }
+        run_result r;
+        const int k = reap(jobs, width, o->timeout, &r);
+        if (k < 0)
+            break;
+        --running;
+        slot *sl = &slots[k];
+        const check_case *c = &g->cases[sl->index];
+        char *row = NULL, why[600], name[96];
+        const int passed = judge_run(g, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
+                                     why, sizeof why);
+        case_name(c, name, sizeof name);
+        if (row && g->checks)
+            fprintf(g->checks, "%s\n", row);
+        if (passed) {
+            ++out->cases_passed;
+            free(row);
+        } else if (sl->index < first_failure) { /* the smallest failing case explains best */
+            first_failure = sl->index;
+            textf(out->failed_case, sizeof out->failed_case, "%s", name);
+            textf(out->reason, sizeof out->reason, "%s: %s", name, why);
+            textf(out->log, sizeof out->log, "%s", sl->log);
+            free(fail_row);
+            fail_row = row ? row : synthetic_row(out, c);
+        } else {
+            free(row);
+        }
+        progress(g, "  %s %s: check %zu/%zu %-28s %s (%.1f s)", out->s->id, out->name, sl->index + 1,
+                 g->case_count, name, passed ? "PASS" : "FAIL", r.seconds);
+    }
+    out->cases = g->case_count;
+    if (first_failure != (size_t)-1) {
+        out->v = V_FAIL;
+        out->row = fail_row;
+    }
+}

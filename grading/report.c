@@ -1,0 +1,234 @@
+/* report.c: what the grader prints and writes (grading/README.md, "What it writes"): the progress
+ * lines, the plan, the table with its speedups, OUT/results.csv and OUT/verdicts.csv. */
+#include "grade.h"
+#include "nbody.h"
+#include "util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Text for a CSV cell of ours: no commas, quotes or line breaks. */
+void clean_cell(char *s)
+{
+    for (; *s; ++s)
+        if (*s == ',' || *s == '"' || *s == '\n' || *s == '\r')
+            *s = ' ';
+}
+
+void progress(const grader *g, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (g->tty)
+        printf("\r\033[K%s", buf);
+    else
+        printf("%s\n", buf);
+    fflush(stdout);
+}
+
+void progress_end(const grader *g)
+{
+    if (g->tty) {
+        printf("\r\033[K");
+        fflush(stdout);
+    }
+}
+
+/* ---- the table ------------------------------------------------------------------------------ */
+
+static void format_err(double v, char *out, size_t len)
+{
+    if (isnan(v))
+        textf(out, len, "NaN");
+    else if (v < 0.0)
+        textf(out, len, "-");
+    else
+        textf(out, len, "%.1e", v);
+}
+
+static void format_time(double s, char *out, size_t len)
+{
+    if (s >= 1.0)
+        textf(out, len, "%.3g s", s);
+    else if (s >= 1e-3)
+        textf(out, len, "%.3g ms", 1e3 * s);
+    else
+        textf(out, len, "%.3g us", 1e6 * s);
+}
+
+/* 1.00x, 12.3x, 456x */
+void format_speedup(double x, char *out, size_t len)
+{
+    textf(out, len, x < 9.995 ? "%.2fx" : x < 99.95 ? "%.1fx" : "%.0fx", x);
+}
+
+/* "vs prev" compares a step with the one it grows from (steps.list, column from), if that one was timed. */
+void compute_speedups(outcome *outs, size_t count, const registry *reg)
+{
+    const outcome *base = NULL;
+    for (size_t k = 0; k < count; ++k)
+        if (outs[k].s == &reg->steps[0] && outs[k].v == V_PASS && outs[k].timed)
+            base = &outs[k];
+    for (size_t k = 0; k < count; ++k) {
+        outcome *o = &outs[k];
+        if (o->v != V_PASS || !o->timed)
+            continue; /* a step that failed gets no speedup figure */
+        if (base)
+            o->speedup_base = o->gint / base->gint;
+        for (size_t j = 0; j < count; ++j)
+            if (o->s->from[0] && !strcmp(outs[j].s->id, o->s->from) && outs[j].v == V_PASS && outs[j].timed) {
+                o->speedup_prev = o->gint / outs[j].gint;
+                o->prev_id = outs[j].s->id;
+            }
+    }
+}
+
+void print_table(const grader *g, const outcome *outs, size_t count)
+{
+    const char *base_id = g->reg.steps[0].id;
+    char vs_base[16];
+    textf(vs_base, sizeof vs_base, "vs %s", base_id);
+    printf("\n%-4s %-20s %-6s %-5s %-9s %-9s %-10s %-7s %-10s %-8s %s\n", "step", "name", "result", "check",
+           "acc err", "state err", "loop time", "spread", "G int/s", vs_base, "vs prev");
+    for (size_t k = 0; k < count; ++k) {
+        const outcome *o = &outs[k];
+        const char *v = o->v == V_PASS ? "PASS" : o->v == V_FAIL ? "FAIL" : "SKIP";
+        printf("%-4s %-20.20s %-6s %-5s ", o->s->id, o->name, v, o->s->check);
+        if (o->v == V_SKIP) {
+            printf("%s\n", o->reason);
+            continue;
+        }
+        char acc[32], st[32];
+        format_err(o->worst_acc, acc, sizeof acc);
+        format_err(o->worst_state, st, sizeof st);
+        printf("%-9s %-9s ", acc, st);
+        if (o->v == V_FAIL) {
+            printf("%s\n", o->reason);
+            printf("%-4s %-20s %-6s %-5s see %s\n", "", "", "", "", o->log);
+            continue;
+        }
+        if (!o->timed) {
+            printf("(not timed)\n");
+            continue;
+        }
+        char t[32], spread[32], sb[32] = "-", sp[32] = "-";
+        format_time(o->loop_s, t, sizeof t);
+        textf(spread, sizeof spread, "%.1f%%", 100.0 * (o->loop_max - o->loop_min) / o->loop_s);
+        if (o->speedup_base > 0.0)
+            format_speedup(o->speedup_base, sb, sizeof sb);
+        if (o->speedup_prev > 0.0) {
+            format_speedup(o->speedup_prev, sp, sizeof sp);
+            if (!(o->s > &g->reg.steps[0] && !strcmp(o->s[-1].id, o->prev_id))) { /* not the step before it */
+                const size_t len = strlen(sp);
+                textf(sp + len, sizeof sp - len, " (vs %s)", o->prev_id);
+            }
+        }
+        printf("%-10s %-7s %-10.4g %-8s %s\n", t, spread, o->gint, sb, sp);
+    }
+}
+
+void print_plan(const grader *g, const outcome *outs, size_t count)
+{
+    const options *o = &g->o;
+    printf("make grade: %zu step%s (", count, count == 1 ? "" : "s");
+    for (size_t k = 0; k < count; ++k)
+        printf("%s%s", k ? " " : "", outs[k].s->id);
+    printf("), logs in %s/logs\n", o->out);
+    printf("  correctness: %zu cases per step, N =", g->case_count);
+    for (size_t k = 0; k < o->check_n_count; ++k)
+        printf(" %llu", (unsigned long long)o->check_n[k]);
+    printf(", S = 1 and 3, plummer and uniform, equal and random masses\n"
+           "               (every model/masses pair while S*N^2 <= 2^26; beyond, plummer/equal at S = 1 and\n"
+           "               uniform/random at S = 3);\n"
+           "               accelerations on every body and the state after 4 steps against the fp64 reference,\n"
+           "               cached in %s; %llu case%s at a time\n",
+           o->ref_cache, (unsigned long long)o->jobs, o->jobs == 1 ? "" : "s");
+    if (o->no_timing)
+        printf("  timing:      none (--no-timing)\n");
+    else
+        printf("  timing:      N = %llu, S = %llu, plummer: validated at that size, one warm-up step, then the\n"
+               "               median of %llu repeats of %llu steps (GPU) or %llu step%s (CPU). Timed: the time loop\n"
+               "               alone (CUDA events on GPUs, the host clock on CPUs; no uploads or downloads);\n"
+               "               spread = (max - min) / median; G int/s = S*N^2*steps / time; speedups compare G int/s\n",
+               (unsigned long long)o->bodies, (unsigned long long)o->systems, (unsigned long long)o->repeat,
+               (unsigned long long)o->gpu_steps, (unsigned long long)o->cpu_steps, o->cpu_steps == 1 ? "" : "s");
+    printf("  GPUs:        %d (%s)", g->gpus.count, g->gpus.count ? g->gpus.how : g->gpus.none);
+    for (int d = 0; d < g->gpus.count; ++d)
+        if (g->gpus.name[d][0])
+            printf("%s%s, %d SMs", d ? "; " : ": ", g->gpus.name[d], g->gpus.sms[d]);
+    printf("; nvcc %s\n\n", g->have_nvcc ? "found" : "not found");
+    fflush(stdout);
+}
+
+/* ---- the CSVs ------------------------------------------------------------------------------- */
+
+/* OUT/results.csv: each graded step's row under the harness's header, through a temporary name. */
+int write_csv(const char *path, const outcome *outs, size_t count)
+{
+    char tmp[4400];
+    textf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        nb_error("cannot write %s: %s", tmp, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    fprintf(f, "%s\n", NB_RESULTS_HEADER);
+    for (size_t k = 0; k < count; ++k)
+        if (outs[k].row)
+            fprintf(f, "%s\n", outs[k].row);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        nb_error("cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return NB_EXIT_ERROR;
+    }
+    return NB_EXIT_OK;
+}
+
+/* OUT/verdicts.csv: the grader's own verdict per step (the self-test reads it). */
+int write_verdicts(const char *path, const outcome *outs, size_t count)
+{
+    char tmp[4400];
+    textf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        nb_error("cannot write %s: %s", tmp, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    fprintf(f, "step,name,verdict,reason,failed_case,cases_passed,cases,acc_err,state_err,loop_s,"
+               "ginteractions_s,speedup_base,speedup_prev,log\n");
+    for (size_t k = 0; k < count; ++k) {
+        const outcome *o = &outs[k];
+        char name[128], reason[600], fcase[128];
+        textf(name, sizeof name, "%s", o->name);
+        textf(reason, sizeof reason, "%s", o->reason);
+        textf(fcase, sizeof fcase, "%s", o->failed_case);
+        clean_cell(name);
+        clean_cell(reason);
+        clean_cell(fcase);
+        fprintf(f, "%s,%s,%s,%s,%s,%zu,%zu,", o->s->id, name, o->v == V_PASS ? "PASS" : o->v == V_FAIL ? "FAIL" : "SKIP",
+                reason, fcase, o->cases_passed, o->cases);
+        const double nums[] = {o->worst_acc, o->worst_state, o->timed ? o->loop_s : -1.0, o->timed ? o->gint : -1.0,
+                               o->speedup_base, o->speedup_prev};
+        for (size_t n = 0; n < sizeof nums / sizeof nums[0]; ++n)
+            if (isnan(nums[n]))
+                fprintf(f, "nan,");
+            else if (nums[n] < 0.0)
+                fprintf(f, ",");
+            else
+                fprintf(f, "%.6g,", nums[n]);
+        fprintf(f, "%s\n", o->v == V_SKIP ? "" : o->log);
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        nb_error("cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return NB_EXIT_ERROR;
+    }
+    return NB_EXIT_OK;
+}

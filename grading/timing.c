@@ -1,0 +1,99 @@
+/* timing.c: the ladder run (grading/README.md, "What it times"): one run at the ladder size that
+ * validates, warms up and times --repeat repeats; its time is read from the step's results row and
+ * refused when no honest step could show it. */
+#include "grade.h"
+#include "nbody.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A time no honest step can show: its timed region (nb_region_begin/end) covers under a quarter of
+ * the wall time of the run around it (a region that times nothing), or a direct-sum step beats the
+ * GPU's issue bound at MIN_INSTRUCTIONS per interaction (each pair once takes about 9; tree steps are
+ * exempt: their N^2-equivalent rate legitimately exceeds any direct sum's). 1 with the reason. */
+#define MIN_INSTRUCTIONS 4.0
+#define E2E_CHECKED_S 0.01
+static int implausible(const grader *g, const step *s, double loop_s, double e2e_s, double gint, double clock_mhz,
+                       double gpus, const char *device, char *why, size_t len)
+{
+    if (e2e_s >= E2E_CHECKED_S && loop_s < 0.25 * e2e_s) {
+        textf(why, len, "implausible timing: the timed region is %.3g s of a %.3g s run (under a quarter: does "
+              "nb_region_begin/end surround the time loop?)", loop_s, e2e_s);
+        return 1;
+    }
+    const int sms = sms_of(&g->gpus, device);
+    if (!strcmp(s->check, "exact") && !strcmp(s->lang, "cu") && sms > 0 && clock_mhz > 0.0) {
+        const double bound = (gpus > 0.0 ? gpus : 1.0) * sms * 4.0 * 32.0 * clock_mhz * 1e6 / MIN_INSTRUCTIONS * 1e-9;
+        if (gint > bound) {
+            textf(why, len, "implausible speed: %.4g G interactions/s is above what %s can issue (%.4g at %.0f "
+                  "instructions per interaction, %d SMs, %.0f MHz)", gint, device, bound, MIN_INSTRUCTIONS, sms,
+                  clock_mhz);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The ladder run: validates at that size (a sample beyond S*N^2 = 2^32), warms up, times --repeat runs. */
+void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
+{
+    const options *o = &g->o;
+    const int gpu = !strcmp(out->s->lang, "cu");
+    char log[4400], csv[4400], n[32], s[32], k[32], r[32];
+    textf(log, sizeof log, "%s/ladder.log", logdir);
+    textf(csv, sizeof csv, "%s/ladder.csv", logdir);
+    unlink(csv);
+    textf(n, sizeof n, "%llu", (unsigned long long)o->bodies);
+    textf(s, sizeof s, "%llu", (unsigned long long)o->systems);
+    textf(k, sizeof k, "%llu", (unsigned long long)(gpu ? o->gpu_steps : o->cpu_steps));
+    textf(r, sizeof r, "%llu", (unsigned long long)o->repeat);
+    char *argv[] = {(char *)bin, "-q", "--ref-cache", (char *)o->ref_cache, "--csv", csv, "--tag", "grade-ladder",
+                    "-n", n, "-S", s, "-k", k, "-r", r, NULL};
+    progress(g, "  %s %s: timing N=%s S=%s, %s step%s: validation, warm-up, %s repeats", out->s->id, out->name, n,
+             s, k, strcmp(k, "1") ? "s" : "", r);
+    run_result res;
+    char *launched[MAX_ARGS];
+    if (run_one(launch_argv(out->s, argv, launched), log, o->timeout, &res) != NB_EXIT_OK)
+        nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
+    char *row = NULL, why[600];
+    const int passed = judge_run(g, &res, csv, log, &row, &out->worst_acc, &out->worst_state, why, sizeof why);
+    ++out->cases;
+    if (!passed) {
+        out->v = V_FAIL;
+        textf(out->failed_case, sizeof out->failed_case, "ladder N=%s S=%s", n, s);
+        textf(out->reason, sizeof out->reason, "ladder run N=%s S=%s: %s", n, s, why);
+        textf(out->log, sizeof out->log, "%s", log);
+        out->row = row ? row : synthetic_row(out, &(check_case){o->bodies, o->systems, "plummer", "equal"});
+        progress(g, "  %s %s: timing FAIL (%.1f s)", out->s->id, out->name, res.seconds);
+        return;
+    }
+    ++out->cases_passed;
+    textf(out->log, sizeof out->log, "%s", log);
+    nb_csv c;
+    if (nb_csv_read(csv, &c) != NB_EXIT_OK)
+        nb_die(NB_EXIT_ERROR, "cannot read back %s", csv);
+    out->loop_s = cell_num(&c, 0, "kernel_s");
+    out->loop_min = cell_num(&c, 0, "kernel_min_s");
+    out->loop_max = cell_num(&c, 0, "kernel_max_s");
+    out->gint = cell_num(&c, 0, "ginteractions_s");
+    const double e2e = cell_num(&c, 0, "e2e_s"), clock_mhz = cell_num(&c, 0, "clock_mhz");
+    const double gpus = cell_num(&c, 0, "gpus");
+    char device[256];
+    textf(device, sizeof device, "%s", nb_csv_get(&c, 0, "device"));
+    printable_text(device); /* the step wrote it, and an implausible time shows it */
+    nb_csv_free(&c);
+    out->timed = out->loop_s > 0.0 && out->gint > 0.0;
+    out->row = row;
+    if (!out->timed) {
+        out->v = V_FAIL;
+        textf(out->reason, sizeof out->reason, "the ladder run wrote no time (see %s)", log);
+    } else if (implausible(g, out->s, out->loop_s, e2e, out->gint, clock_mhz, gpus, device, out->reason,
+                           sizeof out->reason)) {
+        out->v = V_FAIL;
+        out->timed = 0;
+    }
+    progress(g, "  %s %s: timing %.4g s median of %s, %.4g G interactions/s (%.1f s)", out->s->id, out->name,
+             out->loop_s, r, out->gint, res.seconds);
+}
