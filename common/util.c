@@ -87,6 +87,17 @@ void *nb_malloc(size_t bytes, const char *what)
     return p;
 }
 
+void *nb_malloc_lines(size_t bytes, const char *what)
+{
+    const size_t rounded = bytes / 64 * 64 + 64; /* aligned_alloc wants a whole number of alignments */
+    void *p = rounded > bytes ? aligned_alloc(64, rounded) : NULL;
+    if (!p) {
+        char buf[32];
+        nb_error("out of host memory: %s needs %s", what, nb_format_bytes(bytes, buf, sizeof buf));
+    }
+    return p;
+}
+
 int nb_mul_overflows(uint64_t a, uint64_t b, uint64_t *out)
 {
     return __builtin_mul_overflow(a, b, out);
