@@ -1,5 +1,6 @@
 /* step01_omp: In this version, we split the bodies over OpenMP threads (the outer loop: every body's
- * sum is independent) and let each thread sweep the inner loop with SIMD lanes. */
+ * sum is independent), handed out in small chunks as threads come free, and let each thread sweep the
+ * inner loop with SIMD lanes, for two bodies at a time. */
 #include "nbody.h"
 #include "util.h"
 
@@ -10,27 +11,42 @@
 static void accelerations(const nb_state *s, float eps2, float *ax, float *ay, float *az)
 {
     /* BEGIN SOLUTION */
-    const size_t n = s->bodies, total = nb_state_count(s);
+    enum { PASS = 2 }; /* bodies i per pass over the bodies j: each x[j], y[j], z[j], m[j] serves PASS of them */
+    const size_t n = s->bodies, passes = (n + PASS - 1) / PASS, work = s->systems * passes;
     const float *x = s->x, *y = s->y, *z = s->z, *m = s->m;
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < total; ++i) {
-        const size_t first = i / n * n; /* body i's system starts here */
-        float axi = 0.0f, ayi = 0.0f, azi = 0.0f;
-#pragma omp simd reduction(+ : axi, ayi, azi) /* lanes keep partial sums: the order of the sum changes */
-        for (size_t j = first; j < first + n; ++j) {
-            const float dx = x[j] - x[i];
-            const float dy = y[j] - y[i];
-            const float dz = z[j] - z[i];
-            const float d2 = dx * dx + dy * dy + dz * dz + eps2; /* softening: j = i gives 0, no test needed */
-            const float inv = 1.0f / sqrtf(d2);
-            const float f = m[j] * inv * inv * inv;
-            axi += dx * f;
-            ayi += dy * f;
-            azi += dz * f;
+#pragma omp parallel for schedule(dynamic, 8) /* a thread that falls behind takes fewer passes */
+    for (size_t w = 0; w < work; ++w) {
+        const size_t first = w / passes * n, last = first + n - 1; /* this pass's system */
+        float xi[PASS], yi[PASS], zi[PASS], axi[PASS] = {0}, ayi[PASS] = {0}, azi[PASS] = {0};
+        for (int k = 0; k < PASS; ++k) {
+            const size_t i = first + w % passes * PASS + k;
+            xi[k] = x[i <= last ? i : last]; /* an odd system's last pass repeats its last body */
+            yi[k] = y[i <= last ? i : last];
+            zi[k] = z[i <= last ? i : last];
         }
-        ax[i] = axi;
-        ay[i] = ayi;
-        az[i] = azi;
+#pragma omp simd reduction(+ : axi, ayi, azi) /* lanes keep partial sums: the order of the sum changes */
+        for (size_t j = first; j <= last; ++j) {
+            const float xj = x[j], yj = y[j], zj = z[j], mj = m[j]; /* read once, used for PASS bodies */
+            for (int k = 0; k < PASS; ++k) {
+                const float dx = xj - xi[k];
+                const float dy = yj - yi[k];
+                const float dz = zj - zi[k];
+                const float d2 = dx * dx + dy * dy + dz * dz + eps2; /* softening: j = i gives 0, no test needed */
+                const float inv = 1.0f / sqrtf(d2);
+                const float f = mj * inv * inv * inv;
+                axi[k] += dx * f;
+                ayi[k] += dy * f;
+                azi[k] += dz * f;
+            }
+        }
+        for (int k = 0; k < PASS; ++k) {
+            const size_t i = first + w % passes * PASS + k;
+            if (i <= last) {
+                ax[i] = axi[k];
+                ay[i] = ayi[k];
+                az[i] = azi[k];
+            }
+        }
     }
     /* STUB
     // Replace these lines with your step00 loop, its bodies split over threads, its pairs over SIMD lanes.
