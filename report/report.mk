@@ -2,6 +2,7 @@
 #   make report     measure every sweep on this machine (report/measure.sh), then draw everything
 #   make figures    draw every figure and rewrite the report's tables from the recorded CSVs (no GPU)
 #   make movie      run a two-galaxy collision on the CPU and draw it as an animated GIF
+#   make cpu-peer   step01 side by side with report/peer-soa.c on this machine (report/cpu-peer.sh)
 # Recordings: report/data/cpu (a CPU-only machine: the CPU steps and the physics), data/<machine>-<date>
 # (brought back from lent GPU machines), data/gpu (make report on a GPU machine); of each row they
 # show, the figures and tables take the latest recording's (report/recordings.sh).
@@ -16,7 +17,10 @@ MOVIE_N ?=
 MOVIE_STEPS ?=
 MOVIE_EVERY ?=
 
-.PHONY: report figures movie report-tools report-tables
+# make cpu-peer CPU_PEER_OUT=DIR (default build/cpu-peer) ROUNDS=5 REPEAT=5
+CPU_PEER_OUT ?= $(BUILD)/cpu-peer
+
+.PHONY: report figures movie report-tools report-tables cpu-peer
 
 $(REPORT_TOOLS): $(BUILD)/tools/%: report/%.c $(LIBNBODY) | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
@@ -31,6 +35,9 @@ report: $(REPORT_TOOLS)                              ## measure every sweep here
 
 figures: $(BUILD)/.deps-gnuplot                       ## draw the figures and tables from the recorded CSVs (no GPU)
 	@bash report/figures.sh
+
+cpu-peer:                                            ## step01 side by side with report/peer-soa.c here: build/cpu-peer/cpu-peer.csv
+	@MAKEFLAGS= MAKELEVEL= BUILD='$(BUILD)' bash report/cpu-peer.sh '$(CPU_PEER_OUT)'
 
 report-tables:                                       ## rewrite only the tables in report/REPORT.md and README.md
 	@bash report/tables.sh
