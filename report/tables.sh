@@ -151,6 +151,39 @@ ladder_table() {
     echo
 } | tee "$tmp/sec-ceiling" | replace_section "$report" ceiling || exit 1
 
+# ---- step01 against the peer CPU kernel (report/cpu-peer.sh): medians of the rounds ----------------
+{
+    echo
+    read -r -a f <<< "$(files cpu-peer.csv)"
+    if [ ${#f[@]} = 0 ]; then
+        none "no side-by-side recording yet: make cpu-peer on the machine, its CSV into report/data/<machine>-<date>/"
+    else
+        # Of each machine, thread count and N, the rows of the latest recording that has them.
+        pick -v cols=cpu,threads,bodies,kernel,ginteractions_s,date,commit,_recording -v need=ginteractions_s "${f[@]}" |
+            awk -F, '
+            function median(g, k,   m, i, j, t, s) {
+                m = n[g, k]; for (i = 1; i <= m; ++i) s[i] = v[g, k, i]
+                for (i = 1; i <= m; ++i) for (j = i + 1; j <= m; ++j) if (s[j] + 0 < s[i] + 0) { t = s[i]; s[i] = s[j]; s[j] = t }
+                return m ? (s[int((m + 1) / 2)] + s[int(m / 2) + 1]) / 2 : 0 }
+            function cell(g, k,   p) { if (!n[g, k]) return "| |"; p = median(g, "peer-soa")
+                return sprintf("| %.3g | %s", median(g, k), p > 0 ? sprintf("**%.2f×**", median(g, k) / p) : "") }
+            { g = $1 SUBSEP $2 SUBSEP $3
+              if (!(g in rec)) order[++ng] = g
+              if (rec[g] != $8) { rec[g] = $8; for (k in kinds) n[g, k] = 0 }  # a later recording replaces the group
+              kinds[$4] = 1; v[g, $4, ++n[g, $4]] = $5; day[g] = substr($6, 1, 10); com[g] = $7 }
+            END {
+                print "| machine | threads | N | peer-soa | step01 | step01 × peer | exercise 3 (intrinsics) | × peer | rounds | date | commit |"
+                print "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|"
+                for (i = 1; i <= ng; ++i) { g = order[i]; split(g, w, SUBSEP)
+                    printf "| %s | %s | %s | %.3g %s %s | %d | %s | `%s` |\n", w[1], w[2], w[3], median(g, "peer-soa"),
+                        cell(g, "step01"), cell(g, "step01-intrinsics"), n[g, "peer-soa"], day[g], com[g] }
+            }'
+        echo
+        echo "G interactions/s = N²·steps / time of the steps, the median of the rounds (each round: one untimed step, then the median of `repeat` timed ones; the kernels take turns). peer-soa: report/peer-soa.c, the lab's equivalent of the peer kernel, built with its published flags (\`-O3 -march=native -ffast-math -fopenmp\`); step01 with its steps.list flags; exercise 3: report/explore/omp-intrinsics.c. Recorded by \`report/cpu-peer.sh\`: $(printf '`%s` ' "${f[@]}" | sed 's/ $//')."
+    fi
+    echo
+} | tee "$tmp/sec-peer" | replace_section "$report" peer || exit 1
+
 # ---- sweeps -------------------------------------------------------------------------------------
 {
     echo
