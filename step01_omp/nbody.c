@@ -1,6 +1,6 @@
 /* step01_omp: In this version, we split the bodies over OpenMP threads (the outer loop: every body's
  * sum is independent), handed out in small chunks as threads come free, and let each thread sweep the
- * inner loop with SIMD lanes, for two bodies at a time. */
+ * inner loop with SIMD lanes, for two bodies at a time: every x[j] read serves both. */
 #include "nbody.h"
 #include "util.h"
 
@@ -11,42 +11,33 @@
 static void accelerations(const nb_state *s, float eps2, float *ax, float *ay, float *az)
 {
     /* BEGIN SOLUTION */
-    enum { PASS = 2 }; /* bodies i per pass over the bodies j: each x[j], y[j], z[j], m[j] serves PASS of them */
-    const size_t n = s->bodies, passes = (n + PASS - 1) / PASS, work = s->systems * passes;
+    const size_t n = s->bodies, items = (n + 1) / 2, work = s->systems * items; /* an item: two bodies a, b */
     const float *x = s->x, *y = s->y, *z = s->z, *m = s->m;
-#pragma omp parallel for schedule(dynamic, 8) /* a thread that falls behind takes fewer passes */
+#pragma omp parallel for schedule(dynamic, 8) /* 8 items at a time: a thread that falls behind takes fewer */
     for (size_t w = 0; w < work; ++w) {
-        const size_t first = w / passes * n, last = first + n - 1; /* this pass's system */
-        float xi[PASS], yi[PASS], zi[PASS], axi[PASS] = {0}, ayi[PASS] = {0}, azi[PASS] = {0};
-        for (int k = 0; k < PASS; ++k) {
-            const size_t i = first + w % passes * PASS + k;
-            xi[k] = x[i <= last ? i : last]; /* an odd system's last pass repeats its last body */
-            yi[k] = y[i <= last ? i : last];
-            zi[k] = z[i <= last ? i : last];
-        }
-#pragma omp simd reduction(+ : axi, ayi, azi) /* lanes keep partial sums: the order of the sum changes */
+        const size_t first = w / items * n, last = first + n - 1; /* the item's system */
+        const size_t a = first + w % items * 2, b = a < last ? a + 1 : a; /* an odd system's last item: a twice */
+        float axa = 0.0f, aya = 0.0f, aza = 0.0f, axb = 0.0f, ayb = 0.0f, azb = 0.0f;
+#pragma omp simd reduction(+ : axa, aya, aza, axb, ayb, azb) /* lanes keep partial sums: the order of the sum changes */
         for (size_t j = first; j <= last; ++j) {
-            const float xj = x[j], yj = y[j], zj = z[j], mj = m[j]; /* read once, used for PASS bodies */
-            for (int k = 0; k < PASS; ++k) {
-                const float dx = xj - xi[k];
-                const float dy = yj - yi[k];
-                const float dz = zj - zi[k];
-                const float d2 = dx * dx + dy * dy + dz * dz + eps2; /* softening: j = i gives 0, no test needed */
-                const float inv = 1.0f / sqrtf(d2);
-                const float f = mj * inv * inv * inv;
-                axi[k] += dx * f;
-                ayi[k] += dy * f;
-                azi[k] += dz * f;
-            }
+            const float dxa = x[j] - x[a], dya = y[j] - y[a], dza = z[j] - z[a];
+            const float dxb = x[j] - x[b], dyb = y[j] - y[b], dzb = z[j] - z[b];
+            const float ia = 1.0f / sqrtf(dxa * dxa + dya * dya + dza * dza + eps2); /* softening: j = i gives 0 */
+            const float ib = 1.0f / sqrtf(dxb * dxb + dyb * dyb + dzb * dzb + eps2);
+            const float fa = m[j] * ia * ia * ia, fb = m[j] * ib * ib * ib;
+            axa += dxa * fa;
+            aya += dya * fa;
+            aza += dza * fa;
+            axb += dxb * fb;
+            ayb += dyb * fb;
+            azb += dzb * fb;
         }
-        for (int k = 0; k < PASS; ++k) {
-            const size_t i = first + w % passes * PASS + k;
-            if (i <= last) {
-                ax[i] = axi[k];
-                ay[i] = ayi[k];
-                az[i] = azi[k];
-            }
-        }
+        ax[a] = axa;
+        ay[a] = aya;
+        az[a] = aza;
+        ax[b] = axb; /* where b = a, the same sums again */
+        ay[b] = ayb;
+        az[b] = azb;
     }
     /* STUB
     // Replace these lines with your step00 loop, its bodies split over threads, its pairs over SIMD lanes.
