@@ -179,7 +179,7 @@ ladder_table() {
                         cell(g, "step01"), cell(g, "step01-intrinsics"), n[g, "peer-soa"], day[g], com[g] }
             }'
         echo
-        echo "G interactions/s = N²·steps / time of the steps, the median of the rounds (each round: one untimed step, then the median of `repeat` timed ones; the kernels take turns). peer-soa: report/peer-soa.c, the lab's equivalent of the peer kernel, built with its published flags (\`-O3 -march=native -ffast-math -fopenmp\`); step01 with its steps.list flags; exercise 3: report/explore/omp-intrinsics.c. Recorded by \`report/cpu-peer.sh\`: $(printf '`%s` ' "${f[@]}" | sed 's/ $//')."
+        echo "G interactions/s = N²·steps / time of the steps, the median of the rounds (each round: one untimed step, then the median of \`repeat\` timed ones; the kernels take turns). peer-soa: report/peer-soa.c, the lab's equivalent of the peer kernel, built with its published flags (\`-O3 -march=native -ffast-math -fopenmp\`); step01 with its steps.list flags; exercise 3: report/explore/omp-intrinsics.c. Recorded by \`report/cpu-peer.sh\`: $(printf '`%s` ' "${f[@]}" | sed 's/ $//')."
     fi
     echo
 } | tee "$tmp/sec-peer" | replace_section "$report" peer || exit 1
@@ -654,8 +654,10 @@ lesson_block() { # ID: the measured block of step ID
 while read -r id folder _; do
     case $id in '' | '#'*) continue ;; esac
     f=$lessons/$folder/README.md
-    [ -f "$f" ] && grep -q '^<!-- BEGIN measured[ >-]' "$f" || continue
-    lesson_block "$id" | cat -s | replace_section "$f" measured || exit 1
+    [ -f "$f" ] || continue
+    if grep -q '^<!-- BEGIN measured[ >-]' "$f"; then
+        lesson_block "$id" | cat -s | replace_section "$f" measured || exit 1
+    fi
     # A lesson may also show one of REPORT's generated tables, the same bytes: <!-- BEGIN report-NAME -->.
     for sec in $(grep -o '^<!-- BEGIN report-[a-z]*' "$f" | sed 's/.*report-//'); do
         [ -f "$tmp/sec-$sec" ] || { echo "tables: $f: no REPORT section '$sec' to show" >&2; exit 1; }

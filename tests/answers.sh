@@ -34,6 +34,66 @@ else
     fi
 fi
 
+# step01, exercise 2: without -ffast-math the j loop stays scalar (sqrtf must set errno: vsqrtss and a
+# call of sqrtf, no packed square root); -fno-math-errno alone vectorises it with the exact vsqrtps and
+# vdivps; -ffast-math with vrsqrtps and a Newton step, no vsqrtps and no vdivps. Compiled only (gcc -S).
+s01asm() { # FLAGS...: step01's assembly for a 256-bit AVX2 machine
+    gcc -std=c11 -fopenmp -Icommon -O3 -march=x86-64-v3 -mprefer-vector-width=256 "$@" -S -o - step01_omp/nbody.c 2> /dev/null
+}
+count() { grep -cE "^[[:space:]]+$1[[:space:]]" || true; }
+if ! a0=$(s01asm) || ! a1=$(s01asm -fno-math-errno) || ! a2=$(s01asm -ffast-math); then
+    fail "step01 exercise 2: gcc -S of step01_omp/nbody.c failed"
+else
+    n0="$(count vsqrtps <<< "$a0") $(count vrsqrtps <<< "$a0") $(grep -c 'call[[:space:]]*sqrtf' <<< "$a0")"
+    n1="$(count vsqrtps <<< "$a1") $(count vdivps <<< "$a1")"
+    n2="$(count vrsqrtps <<< "$a2") $(count vsqrtps <<< "$a2") $(count vdivps <<< "$a2")"
+    read -r p0 r0 c0 <<< "$n0"
+    read -r q1 d1 <<< "$n1"
+    read -r r2 q2 d2 <<< "$n2"
+    if [ "$p0" != 0 ] || [ "$r0" != 0 ] || [ "$c0" = 0 ]; then
+        fail "step01 exercise 2: without -ffast-math: $p0 vsqrtps, $r0 vrsqrtps, $c0 calls of sqrtf (INSTRUCTORS.md: 0, 0, at least 1)"
+    elif [ "$q1" = 0 ] || [ "$d1" = 0 ]; then
+        fail "step01 exercise 2: -fno-math-errno: $q1 vsqrtps, $d1 vdivps (INSTRUCTORS.md: both present)"
+    elif [ "$r2" = 0 ] || [ "$q2" != 0 ] || [ "$d2" != 0 ]; then
+        fail "step01 exercise 2: -ffast-math: $r2 vrsqrtps, $q2 vsqrtps, $d2 vdivps (INSTRUCTORS.md: some, 0, 0)"
+    else
+        pass "step01 exercise 2: scalar sqrtf without -ffast-math; vsqrtps and vdivps with -fno-math-errno; vrsqrtps only with -ffast-math"
+    fi
+fi
+
+# step01, exercise 3 and the vector width: report/explore/omp-intrinsics.c (the worked answer) validates
+# on the harness in each of its paths (AVX-512, AVX2, plain C); and gcc's own 512-bit step01 divides
+# (vrcp14ps) where its 256-bit one does not: why steps.list keeps -mprefer-vector-width=256.
+ex=report/explore/omp-intrinsics.c
+if [ ! -f "$ex" ]; then
+    echo "SKIP answers: step01 exercise 3: no $ex (the handout leaves it out)"
+elif ! make --no-print-directory -s BUILD="$out/s01" "$out/s01/bin/step01_omp" > "$out/s01.log" 2>&1; then
+    fail "step01 exercise 3: building step01 failed: $(tail -n 1 "$out/s01.log")"
+else
+    w512=$(gcc -std=c11 -fopenmp -Icommon -O3 -march=x86-64-v4 -mprefer-vector-width=512 -ffast-math -S -o - step01_omp/nbody.c 2> /dev/null | count vrcp14ps)
+    w256=$(gcc -std=c11 -fopenmp -Icommon -O3 -march=x86-64-v4 -mprefer-vector-width=256 -ffast-math -S -o - step01_omp/nbody.c 2> /dev/null | count 'vrcp(14)?ps')
+    bad=""
+    for march in native x86-64-v3 x86-64; do
+        exe=$out/s01/intrinsics-$march
+        if ! gcc -std=c11 -Wall -Wextra -fopenmp -Icommon -O3 -march=$march -ffast-math -c "$ex" -o "$exe.o" 2>> "$out/s01.log" ||
+            ! gcc -fopenmp -o "$exe" "$exe.o" "$out/s01/obj/step01_omp/main.o" "$out/s01/obj/common/host.o" "$out/s01/lib/libnbody.a" -lz -lm -lpthread 2>> "$out/s01.log"; then
+            bad="$bad build($march)"
+            continue
+        fi
+        for v in "-n 1 -S 3" "-n 31 -S 3 --masses random" "-n 4099 -S 3 --masses random"; do
+            # shellcheck disable=SC2086
+            "$exe" -q --validate-only $v > /dev/null 2>&1 || bad="$bad $march($v)"
+        done
+    done
+    if [ -n "$bad" ]; then
+        fail "step01 exercise 3: the intrinsics answer failed:$bad"
+    elif [ "${w512:-0}" = 0 ] || [ "${w256:-1}" != 0 ]; then
+        fail "step01 exercise 3: vrcp14ps in step01's 512-bit build: ${w512:-none}, rcp in the 256-bit build: ${w256:-none} (INSTRUCTORS.md: some, 0)"
+    else
+        pass "step01 exercise 3: the intrinsics answer validates (AVX-512, AVX2 and plain paths); gcc's 512-bit step01 divides ($w512 vrcp14ps), its 256-bit one does not"
+    fi
+fi
+
 # step04, exercise 2: without the `#pragma unroll` over u, nvcc still unrolls the constant-trip loops
 # and the arrays stay in registers (0 bytes of stack, 56 registers); with `#pragma unroll 1` the six
 # arrays of 4 floats go to the stack: 96 bytes, local memory. Compiled only (ptxas -v), no GPU needed.
