@@ -34,7 +34,7 @@ int nb_state_alloc(nb_state *s, size_t systems, size_t bodies)
 
 void nb_state_free(nb_state *s)
 {
-    free(s->x);
+    nb_free_lines(s->x);
     memset(s, 0, sizeof *s);
 }
 

@@ -22,8 +22,9 @@ void nb_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3),
 
 /* malloc that says what it could not allocate; NULL after one line on stderr. */
 void *nb_malloc(size_t bytes, const char *what);
-/* The same, starting on a 64-byte cache line (free() releases it). */
+/* The same, starting on a 64-byte cache line; release it with nb_free_lines (not free). */
 void *nb_malloc_lines(size_t bytes, const char *what);
+void nb_free_lines(void *p);
 
 /* a*b into *out; returns 1 on overflow. */
 int nb_mul_overflows(uint64_t a, uint64_t b, uint64_t *out);
