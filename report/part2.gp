@@ -12,7 +12,7 @@ src = files('throughput.csv newton.csv tree.csv mpi-runs.csv')
 sel = sprintf('bodies=%d;systems=1;config!~deterministic;tag!~^(time-np1|time-np2-allgather|time-step08)', big)
 rows = (strlen(src) > 0) ? pickk('step,name,ginteractions_s,device', sel, 'kernel_s', 'step', src) : 'true'
 # x, label, G int/s (NaN: not measured), device, the bar's text, its height: one line per rung of part two, measured or not.
-bars = sprintf("{ %s; } 2>/dev/null | awk -F, 'BEGIN { n = split(\"06 step06_soa 09 step09_newton 10 step10_barnes_hut 11 step11_mpi\", w, \" \") } { v[$1] = $3; d[$1] = $4 } END { for (i = 1; i < n; i += 2) { id = w[i]; print (i - 1) / 2 \",\" w[i + 1] \",\" ((id in v) ? v[id] : \"NaN\") \",\" ((id in d) ? d[id] : \"\") \",\" ((id in v) ? sprintf(\"%.4g\", v[id]) : \"not measured yet\") \",\" ((id in v) ? v[id] : 0) } }'", rows)
+bars = sprintf("{ %s; } 2>/dev/null | awk -F, 'BEGIN { n = split(\"06 step06_soa 09 step09_newton 10 step10_barnes_hut 11 step11_mpi\", w, \" \") } { v[$1] = $3; d[$1] = $4 } END { for (i = 1; i < n; i += 2) { id = w[i]; print (i - 1) / 2 \",\" w[i + 1] \",\" ((id in v) ? v[id] : \"NaN\") \",\" ((id in d) ? d[id] : \"\") \",\" ((id in v) ? sprintf(\"%.0f\", v[id]) : \"not measured yet\") \",\" ((id in v) ? v[id] : 0) } }'", rows)
 measured = count(sprintf("%s | awk -F, '$3 != \"NaN\"'", bars))
 top = (measured > 0) ? num(firstline(sprintf("%s | awk -F, '$3 != \"NaN\" && $3 + 0 > m { m = $3 + 0 } END { print m }'", bars))) : 1
 
