@@ -2,6 +2,7 @@
  * lines, the plan, the table with its speedups, OUT/results.csv and OUT/verdicts.csv. */
 #include "grade.h"
 #include "nbody.h"
+#include "replace.h"
 #include "util.h"
 
 #include <errno.h>
@@ -169,38 +170,51 @@ void print_plan(const grader *g, const outcome *outs, size_t count)
 
 /* ---- the CSVs ------------------------------------------------------------------------------- */
 
-/* OUT/results.csv: each graded step's row under the harness's header, through a temporary name. */
-int write_csv(const char *path, const outcome *outs, size_t count)
+/* A file of ours written whole (common/replace.h: a temporary renamed over it, removed on a signal). */
+static FILE *open_whole(nb_replace *r, const char *path)
 {
-    char tmp[4400];
-    textf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    const int fd = nb_replace_open(r, path);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
     if (!f) {
-        nb_error("cannot write %s: %s", tmp, strerror(errno));
+        nb_error("cannot write %s: %s", path, strerror(errno));
+        close(fd);
+        nb_replace_discard(r);
+    }
+    return f;
+}
+static int close_whole(nb_replace *r, FILE *f, const char *path)
+{
+    if (ferror(f) | (fclose(f) != 0)) {
+        nb_error("cannot write %s: %s", path, strerror(errno));
+        nb_replace_discard(r);
         return NB_EXIT_ERROR;
     }
+    return nb_replace_commit(r, NULL);
+}
+
+/* OUT/results.csv: each graded step's row under the harness's header. */
+int write_csv(const char *path, const outcome *outs, size_t count)
+{
+    nb_replace r = {0};
+    FILE *f = open_whole(&r, path);
+    if (!f)
+        return NB_EXIT_ERROR;
     fprintf(f, "%s\n", NB_RESULTS_HEADER);
     for (size_t k = 0; k < count; ++k)
         if (outs[k].row)
             fprintf(f, "%s\n", outs[k].row);
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        nb_error("cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        return NB_EXIT_ERROR;
-    }
-    return NB_EXIT_OK;
+    return close_whole(&r, f, path);
 }
 
 /* OUT/verdicts.csv: the grader's own verdict per step (the self-test reads it). */
 int write_verdicts(const char *path, const outcome *outs, size_t count)
 {
-    char tmp[4400];
-    textf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        nb_error("cannot write %s: %s", tmp, strerror(errno));
+    nb_replace r = {0};
+    FILE *f = open_whole(&r, path);
+    if (!f)
         return NB_EXIT_ERROR;
-    }
     fprintf(f, "step,name,verdict,reason,failed_case,cases_passed,cases,acc_err,state_err,loop_s,"
                "ginteractions_s,speedup_base,speedup_prev,log\n");
     for (size_t k = 0; k < count; ++k) {
@@ -225,10 +239,5 @@ int write_verdicts(const char *path, const outcome *outs, size_t count)
                 fprintf(f, "%.6g,", nums[n]);
         fprintf(f, "%s\n", o->v == V_SKIP ? "" : o->log);
     }
-    if (fclose(f) != 0 || rename(tmp, path) != 0) {
-        nb_error("cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        return NB_EXIT_ERROR;
-    }
-    return NB_EXIT_OK;
+    return close_whole(&r, f, path);
 }
