@@ -108,25 +108,6 @@ static int repair_torn_row(const char *path, int fd, const struct stat *st)
     return NB_EXIT_OK;
 }
 
-/* All of the bytes, or -1 with errno saying why: a short write is followed by another, whose error (a
- * full disk, EFBIG at a file-size limit) is the reason. */
-static int write_all(int fd, const char *bytes, size_t len)
-{
-    while (len > 0) {
-        const ssize_t n = write(fd, bytes, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            if (n == 0)
-                errno = EIO;
-            return -1;
-        }
-        bytes += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int nb_results_append(const char *path, const nb_result *r)
 {
     line l = {{0}, 0};
@@ -179,13 +160,13 @@ int nb_results_append(const char *path, const nb_result *r)
         char last = '\n';
         if (rc == NB_EXIT_OK && pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
             rc = repair_torn_row(path, fd, &st);
-    } else if (write_all(fd, NB_RESULTS_HEADER "\n", strlen(NB_RESULTS_HEADER "\n")) != 0) {
+    } else if (nb_write_all(fd, NB_RESULTS_HEADER "\n", strlen(NB_RESULTS_HEADER "\n")) != 0) {
         nb_error("cannot write %s: %s", path, strerror(errno));
         rc = NB_EXIT_ERROR;
     }
     if (rc == NB_EXIT_OK) { /* a whole row or nothing: a part written is cut off again */
         const off_t before = lseek(fd, 0, SEEK_END);
-        if (write_all(fd, l.buf, l.len) != 0) {
+        if (nb_write_all(fd, l.buf, l.len) != 0) {
             const int why = errno;
             nb_error("cannot write %s: %s", path, strerror(why));
             if (before >= 0 && lseek(fd, 0, SEEK_END) > before && ftruncate(fd, before) != 0)

@@ -149,12 +149,22 @@ int nb_snapshot_stage(nb_replace *r, const char *path, const nb_state *s, double
     return stage_any(r, path, 4, fields, s->systems, s->bodies, s->step, s->time, eps, dt);
 }
 
-int nb_snapshot_write(const char *path, const nb_state *s, double eps, double dt)
+/* stage_any, then the rename into place. */
+static int write_any(const char *path, uint32_t precision, const void *const fields[NB_FIELDS], uint64_t systems,
+                     uint64_t bodies, uint64_t step, double time, double eps, double dt)
 {
     nb_replace r;
-    if (nb_snapshot_stage(&r, path, s, eps, dt) != NB_EXIT_OK)
+    if (stage_any(&r, path, precision, fields, systems, bodies, step, time, eps, dt) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
     return nb_replace_commit(&r, NULL);
+}
+
+int nb_snapshot_write(const char *path, const nb_state *s, double eps, double dt)
+{
+    const void *fields[NB_FIELDS];
+    for (int k = 0; k < NB_FIELDS; ++k)
+        fields[k] = nb_state_field(s, k);
+    return write_any(path, 4, fields, s->systems, s->bodies, s->step, s->time, eps, dt);
 }
 
 int nb_snapshot_write64(const char *path, const nb_state64 *s, double eps, double dt)
@@ -162,10 +172,7 @@ int nb_snapshot_write64(const char *path, const nb_state64 *s, double eps, doubl
     const void *fields[NB_FIELDS];
     for (int k = 0; k < NB_FIELDS; ++k)
         fields[k] = nb_state64_field(s, k);
-    nb_replace r;
-    if (stage_any(&r, path, 8, fields, s->systems, s->bodies, s->step, s->time, eps, dt) != NB_EXIT_OK)
-        return NB_EXIT_ERROR;
-    return nb_replace_commit(&r, NULL);
+    return write_any(path, 8, fields, s->systems, s->bodies, s->step, s->time, eps, dt);
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */

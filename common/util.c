@@ -113,6 +113,24 @@ void nb_free_lines(void *p)
     }
 }
 
+int nb_write_all(int fd, const void *bytes, size_t len)
+{
+    const char *p = (const char *)bytes;
+    while (len > 0) {
+        const ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 int nb_mul_overflows(uint64_t a, uint64_t b, uint64_t *out)
 {
     return __builtin_mul_overflow(a, b, out);

@@ -26,6 +26,10 @@ void *nb_malloc(size_t bytes, const char *what);
 void *nb_malloc_lines(size_t bytes, const char *what);
 void nb_free_lines(void *p);
 
+/* All len bytes to fd, retried after EINTR and short writes. 0, or -1 with errno saying why (a short
+ * write is followed by another, whose error is the reason: a full disk, EFBIG at a file-size limit). */
+int nb_write_all(int fd, const void *bytes, size_t len);
+
 /* a*b into *out; returns 1 on overflow. */
 int nb_mul_overflows(uint64_t a, uint64_t b, uint64_t *out);
 

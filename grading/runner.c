@@ -147,20 +147,6 @@ int spawn(char *const argv[], const char *log_path, job *j)
     return NB_EXIT_OK;
 }
 
-/* Write all of buf to the log; a log that cannot be written (a full disk) loses its text, nothing else. */
-static void log_write(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        const ssize_t w = write(fd, buf, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        buf += w;
-        len -= (size_t)w;
-    }
-}
-
 /* Copy what the job has printed so far into its log. Past LOG_CAP_BYTES it is a flood: the log ends
  * with a note (and stays within the cap), the job's group is killed and nothing more is read. */
 static void take_output(job *j)
@@ -180,13 +166,14 @@ static void take_output(job *j)
             return;
         }
         const size_t n = (size_t)got;
+        /* A log that cannot be written (a full disk) loses its text, nothing else: no error is taken. */
         if (j->kept + n <= room) {
-            log_write(j->log_fd, buf, n);
+            (void)nb_write_all(j->log_fd, buf, n);
             j->kept += n;
             continue;
         }
-        log_write(j->log_fd, buf, room - j->kept);
-        log_write(j->log_fd, note, sizeof note - 1);
+        (void)nb_write_all(j->log_fd, buf, room - j->kept);
+        (void)nb_write_all(j->log_fd, note, sizeof note - 1);
         j->kept = LOG_CAP_BYTES;
         j->flooded = 1;
         kill(-j->pid, SIGKILL);
