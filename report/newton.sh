@@ -12,7 +12,7 @@
 #   knobs     newton-knobs.csv (tag knobs): step09 built with other BODIES_PER_LANE, WARPS, UNROLL,
 #             MIN_BLOCKS (NEWTON_KNOBS="label:-DX=1,-DY=2 ..."), validated at N = 4099, S = 3, timed
 #   ncu       newton-ncu.txt: Nsight Compute on step09's force kernel at N = 131072 (instructions,
-#             issue rate), default and --deterministic; its SASS opcode counts
+#             issue rate), default and --deterministic (and the knob builds in NEWTON_NCU_LABELS); its SASS opcode counts
 #   sanitize  newton-sanitizer.txt: tests/compute-sanitizer.sh memcheck + racecheck on step09, small N
 #
 # Default: every phase. Environment: BUILD (default build), COMMIT (for trees without .git), NEWTON_MAX_N,
@@ -122,7 +122,8 @@ if has knobs; then
         exe=$build/var/$label/bin/step09_newton
         [ -x "$exe" ] || { echo "$label: did not build ($(grep -m1 -E 'error' "$build/var-$label.log"))"; fails=$((fails + 1)); continue; }
         regs=$(awk '/entry function .*pairs/ { f = 1 } f && /Used [0-9]+ registers/ { print $5; exit }' "$build/var-$label.log")
-        echo "$label: pairs uses ${regs:-?} registers"
+        spill=$(awk '/entry function .*pairs/ { f = 1 } f && /spill stores/ { print $5 "+" $9; exit }' "$build/var-$label.log")
+        echo "$label: pairs uses ${regs:-?} registers, ${spill:-?} bytes of spill stores+loads"
         "$exe" -q --validate-only -n 4099 -S 3 --masses random --ref-cache "$cache" > /dev/null 2>&1 || { echo "$label: FAILED validation"; fails=$((fails + 1)); continue; }
         for n in ${NEWTON_KNOBS_N:-4096 16384 131072 1048576}; do
             "$exe" -q -n "$n" --steps "$(steps_for "$n" 3000)" --repeat 3 --validate off --csv "$csv" --tag knobs || fails=$((fails + 1))
@@ -141,6 +142,12 @@ if has ncu; then
         echo "--- step09_newton N=131072 ${det:-default}: kernel pairs, then the update kernel" >> "$log"
         ncu --clock-control none --metrics "$metrics" -k regex:'pairs|kick_drift' --launch-count 2 \
             "$bin/step09_newton" -q -n 131072 --steps 1 --repeat 1 --validate off $det 2>&1 |
+            grep -E '^  [a-z_]+.*\(|smsp__|sm__|gpu__' >> "$log"
+    done
+    for label in ${NEWTON_NCU_LABELS:-}; do # knob builds (the knobs phase made them)
+        echo "--- step09_newton N=131072 build-$label: kernel pairs, then the update kernel" >> "$log"
+        ncu --clock-control none --metrics "$metrics" -k regex:'pairs|kick_drift' --launch-count 2 \
+            "$build/var/$label/bin/step09_newton" -q -n 131072 --steps 1 --repeat 1 --validate off 2>&1 |
             grep -E '^  [a-z_]+.*\(|smsp__|sm__|gpu__' >> "$log"
     done
     awk '/^---/ { mode = $4 } /^  [a-z_]+.*\(/ { kernel = $1 }
