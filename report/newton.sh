@@ -13,12 +13,13 @@
 #             MIN_BLOCKS (NEWTON_KNOBS="label:-DX=1,-DY=2 ..."), validated at N = 4099, S = 3, timed
 #   ncu       newton-ncu.txt: Nsight Compute on step09's force kernel at N = 131072 (instructions,
 #             issue rate), default and --deterministic (and the knob builds in NEWTON_NCU_LABELS); its SASS opcode counts
+#   sass      newton-sass-LABEL.txt: the force kernel's SASS, default build (and NEWTON_SASS_LABELS' knob builds)
 #   sanitize  newton-sanitizer.txt: tests/compute-sanitizer.sh memcheck + racecheck on step09, small N
 #
 # Default: every phase. Environment: BUILD (default build), COMMIT (for trees without .git), NEWTON_MAX_N,
 # NEWTON_VALIDATE (modes of the validate phase, default "default --deterministic").
 set -u -o pipefail
-[ $# -ge 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/newton.sh OUTDIR [build test validate time pieces knobs ncu sanitize]" >&2; exit 2; }
+[ $# -ge 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/newton.sh OUTDIR [build test validate time pieces knobs ncu sass sanitize]" >&2; exit 2; }
 mkdir -p "$1" || exit 2
 out=$(cd "$1" && pwd)
 shift
@@ -159,6 +160,17 @@ if has ncu; then
             grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z][A-Z0-9_.]*' | awk '{ print $2 }' | sed 's/\..*//' | sort | uniq -c | sort -rn >> "$log"
     fi
     cat "$log"
+fi
+
+# The force kernel's SASS in full (default build, and the knob builds in NEWTON_SASS_LABELS), to read its loops.
+if has sass; then
+    say "sass: pairs, instruction by instruction"
+    for label in default ${NEWTON_SASS_LABELS:-}; do
+        obj=$build/obj/step09_newton/nbody.o
+        [ "$label" = default ] || obj=$build/var/$label/obj/step09_newton/nbody.o
+        cuobjdump -sass "$obj" 2>/dev/null | awk '/Function : .*pairs/ { f = 1 } /Function :/ && !/pairs/ { f = 0 } f' > "$out/newton-sass-$label.txt"
+        echo "$label: $(grep -cE '^\s+/\*[0-9a-f]{4}\*/' "$out/newton-sass-$label.txt") instructions in pairs"
+    done
 fi
 
 if has sanitize; then
