@@ -36,6 +36,12 @@
 #ifndef MIN_BLOCKS /* __launch_bounds__ minimum of resident blocks per SM (0: none): caps the registers */
 #define MIN_BLOCKS 0
 #endif
+#ifndef EMIT_PER_WARP /* atomic path: each warp adds its own j-side sums (1), or warp 0 the block's (0) */
+#define EMIT_PER_WARP 0
+#endif
+#ifndef DIAG_SPLIT /* atomic path: inside the diagonal, warps take each pair once too (1), or i-side only (0) */
+#define DIAG_SPLIT 0
+#endif
 #define BLOCK (WARPS * 32)
 #define GROUP (BLOCK * BODIES_PER_LANE) /* the i-bodies of one block */
 #define CHUNKS_PER_GROUP (GROUP / 32)
@@ -68,9 +74,11 @@ static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane,
                                                      float *az, float eps2, const bool both_sides)
 {
     float bx = 0.0f, by = 0.0f, bz = 0.0f;
+    const float4 *jrow = jp + lane;
+    const int next_lane = (lane + 1) & 31;
 #pragma unroll unroll_factor
     for (int s = 0; s < 32; ++s) {
-        const float4 pj = jp[lane + s];
+        const float4 pj = jrow[s];
 #pragma unroll
         for (int b = 0; b < BODIES_PER_LANE; ++b) {
             const float dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
@@ -89,9 +97,9 @@ static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane,
             }
         }
         if (both_sides) {
-            bx = __shfl_sync(FULL_WARP, bx, lane + 1);
-            by = __shfl_sync(FULL_WARP, by, lane + 1);
-            bz = __shfl_sync(FULL_WARP, bz, lane + 1);
+            bx = __shfl_sync(FULL_WARP, bx, next_lane);
+            by = __shfl_sync(FULL_WARP, by, next_lane);
+            bz = __shfl_sync(FULL_WARP, bz, next_lane);
         }
     }
     return make_float4(bx, by, bz, 0.0f);
@@ -152,6 +160,8 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
             jpos[0][lane] = jpos[0][lane + 32] = make_float4(x[j], y[j], z[j], m[j]);
         }
         __syncthreads();
+        const bool per_warp = EMIT_PER_WARP && !sys_jside, split = DIAG_SPLIT && diagonal && !sys_jside;
+        const int own_first = it.group * CHUNKS_PER_GROUP + warp * BODIES_PER_LANE; /* this warp's first i-chunk */
         for (int c = it.c0; c < it.c1; ++c) {
             const int buf = (c - it.c0) & 1;
             const bool more = c + 1 < it.c1;
@@ -160,18 +170,28 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
                 const int j = (c + 1) * 32 + lane;
                 next = make_float4(x[j], y[j], z[j], m[j]);
             }
-            if (diagonal) {
-                chunk_pairs(jpos[buf], lane, xi, yi, zi, nmi, ax, ay, az, eps2, false);
+            /* both sides: past the diagonal; with split, also the chunks after this warp's own */
+            const bool both = !diagonal || (split && c >= own_first + BODIES_PER_LANE);
+            const bool emits = !diagonal || (split && c >= it.group * CHUNKS_PER_GROUP + BODIES_PER_LANE);
+            if (both) {
+                const float4 b = chunk_pairs(jpos[buf], lane, xi, yi, zi, nmi, ax, ay, az, eps2, true);
+                if (per_warp)
+                    atomicAdd(&sys_acc[c * 32 + lane], b);
+                else
+                    jsum[buf][warp][lane] = b;
             } else {
-                jsum[buf][warp][lane] = chunk_pairs(jpos[buf], lane, xi, yi, zi, nmi, ax, ay, az, eps2, true);
-                if (warp == 0 && c > it.c0) /* the previous chunk's sums, complete since the last barrier */
-                    emit_jside(jsum[buf ^ 1], lane, it.group, c - 1, chunks, sys_acc, sys_jside);
+                if (!split || c >= own_first) /* split: chunks before this warp's own are other warps' */
+                    chunk_pairs(jpos[buf], lane, xi, yi, zi, nmi, ax, ay, az, eps2, false);
+                if (emits && !per_warp)
+                    jsum[buf][warp][lane] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             }
+            if (!per_warp && warp == 0 && c > it.c0 && (!diagonal || (split && c - 1 >= it.group * CHUNKS_PER_GROUP + BODIES_PER_LANE)))
+                emit_jside(jsum[buf ^ 1], lane, it.group, c - 1, chunks, sys_acc, sys_jside); /* complete since the last barrier */
             if (warp == 0 && more)
                 jpos[buf ^ 1][lane] = jpos[buf ^ 1][lane + 32] = next;
             __syncthreads();
         }
-        if (!diagonal && warp == 0)
+        if (!per_warp && warp == 0 && (!diagonal || (split && it.c1 - 1 >= it.group * CHUNKS_PER_GROUP + BODIES_PER_LANE)))
             emit_jside(jsum[(it.c1 - 1 - it.c0) & 1], lane, it.group, it.c1 - 1, chunks, sys_acc, sys_jside);
 #pragma unroll
         for (int b = 0; b < BODIES_PER_LANE; ++b) {
