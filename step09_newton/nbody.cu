@@ -39,6 +39,9 @@
 #ifndef EMIT_PER_WARP /* atomic path: each warp adds its own j-side sums (1), or warp 0 the block's (0) */
 #define EMIT_PER_WARP 0
 #endif
+#ifndef JPOS_DIRECT /* chunk_pairs reads the block's j-chunk array by index (1) or through a pointer (0) */
+#define JPOS_DIRECT 0
+#endif
 #ifndef DIAG_SPLIT /* atomic path: inside the diagonal, warps take each pair once too (1), or i-side only (0) */
 #define DIAG_SPLIT 0
 #endif
@@ -69,16 +72,21 @@ __host__ __device__ static inline size_t jside_index(int group, int chunk, int l
 /* One chunk (jp: its 32 bodies twice over, so lane l at step s reads jp[l + s]) against this lane's
  * i-bodies. With both_sides, the j-side sums too: the lane holds body (l + s) mod 32's sum at step s,
  * and passes it to lane l - 1 by one shuffle; after 32 steps lane l holds body l's again. */
-static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane, const float *xi, const float *yi,
+#if JPOS_DIRECT
+__shared__ float4 jpos[2][64]; /* the chunk being computed and the next one */
+#endif
+static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int buf, int lane, const float *xi, const float *yi,
                                                      const float *zi, const float *nmi, float *ax, float *ay,
                                                      float *az, float eps2, const bool both_sides)
 {
     float bx = 0.0f, by = 0.0f, bz = 0.0f;
-    const float4 *jrow = jp + lane;
-    const int next_lane = (lane + 1) & 31;
 #pragma unroll unroll_factor
     for (int s = 0; s < 32; ++s) {
-        const float4 pj = jrow[s];
+#if JPOS_DIRECT
+        const float4 pj = jpos[buf][lane + s];
+#else
+        const float4 pj = jp[lane + s];
+#endif
 #pragma unroll
         for (int b = 0; b < BODIES_PER_LANE; ++b) {
             const float dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
@@ -97,9 +105,9 @@ static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane,
             }
         }
         if (both_sides) {
-            bx = __shfl_sync(FULL_WARP, bx, next_lane);
-            by = __shfl_sync(FULL_WARP, by, next_lane);
-            bz = __shfl_sync(FULL_WARP, bz, next_lane);
+            bx = __shfl_sync(FULL_WARP, bx, lane + 1);
+            by = __shfl_sync(FULL_WARP, by, lane + 1);
+            bz = __shfl_sync(FULL_WARP, bz, lane + 1);
         }
     }
     return make_float4(bx, by, bz, 0.0f);
@@ -132,7 +140,9 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
                                                          int item_count, size_t jside_per_system, float eps2)
 {
     /* BEGIN SOLUTION */
+#if !JPOS_DIRECT
     __shared__ float4 jpos[2][64];         /* the chunk being computed and the next one */
+#endif
     __shared__ float4 jsum[2][WARPS][32];  /* each warp's j-side sums of the last two chunks */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const work_item it = items[blockIdx.x];
@@ -174,14 +184,14 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
             const bool both = !diagonal || (split && c >= own_first + BODIES_PER_LANE);
             const bool emits = !diagonal || (split && c >= it.group * CHUNKS_PER_GROUP + BODIES_PER_LANE);
             if (both) {
-                const float4 b = chunk_pairs(jpos[buf], lane, xi, yi, zi, nmi, ax, ay, az, eps2, true);
+                const float4 b = chunk_pairs(jpos[buf], buf, lane, xi, yi, zi, nmi, ax, ay, az, eps2, true);
                 if (per_warp)
                     atomicAdd(&sys_acc[c * 32 + lane], b);
                 else
                     jsum[buf][warp][lane] = b;
             } else {
                 if (!split || c >= own_first) /* split: chunks before this warp's own are other warps' */
-                    chunk_pairs(jpos[buf], lane, xi, yi, zi, nmi, ax, ay, az, eps2, false);
+                    chunk_pairs(jpos[buf], buf, lane, xi, yi, zi, nmi, ax, ay, az, eps2, false);
                 if (emits && !per_warp)
                     jsum[buf][warp][lane] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             }
