@@ -36,15 +36,6 @@
 #ifndef MIN_BLOCKS /* __launch_bounds__ minimum of resident blocks per SM (0: none): caps the registers */
 #define MIN_BLOCKS 0
 #endif
-#ifndef EMIT_PER_WARP /* atomic path: each warp adds its own j-side sums (1), or warp 0 the block's (0) */
-#define EMIT_PER_WARP 0
-#endif
-#ifndef JPOS_DIRECT /* chunk_pairs reads the block's j-chunk array by index (1) or through a pointer (0) */
-#define JPOS_DIRECT 0
-#endif
-#ifndef DIAG_SPLIT /* atomic path: inside the diagonal, warps take each pair once too (1), or i-side only (0) */
-#define DIAG_SPLIT 0
-#endif
 #define BLOCK (WARPS * 32)
 #define GROUP (BLOCK * BODIES_PER_LANE) /* the i-bodies of one block */
 #define CHUNKS_PER_GROUP (GROUP / 32)
@@ -72,21 +63,14 @@ __host__ __device__ static inline size_t jside_index(int group, int chunk, int l
 /* One chunk (jp: its 32 bodies twice over, so lane l at step s reads jp[l + s]) against this lane's
  * i-bodies. With both_sides, the j-side sums too: the lane holds body (l + s) mod 32's sum at step s,
  * and passes it to lane l - 1 by one shuffle; after 32 steps lane l holds body l's again. */
-#if JPOS_DIRECT
-__shared__ float4 jpos[2][64]; /* the chunk being computed and the next one */
-#endif
-static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int buf, int lane, const float *xi, const float *yi,
+static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane, const float *xi, const float *yi,
                                                      const float *zi, const float *nmi, float *ax, float *ay,
                                                      float *az, float eps2, const bool both_sides)
 {
     float bx = 0.0f, by = 0.0f, bz = 0.0f;
 #pragma unroll unroll_factor
     for (int s = 0; s < 32; ++s) {
-#if JPOS_DIRECT
-        const float4 pj = jpos[buf][lane + s];
-#else
         const float4 pj = jp[lane + s];
-#endif
 #pragma unroll
         for (int b = 0; b < BODIES_PER_LANE; ++b) {
             const float dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
@@ -140,9 +124,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
                                                          int item_count, size_t jside_per_system, float eps2)
 {
     /* BEGIN SOLUTION */
-#if !JPOS_DIRECT
     __shared__ float4 jpos[2][64];         /* the chunk being computed and the next one */
-#endif
     __shared__ float4 jsum[2][WARPS][32];  /* each warp's j-side sums of the last two chunks */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const work_item it = items[blockIdx.x];
@@ -170,8 +152,6 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
             jpos[0][lane] = jpos[0][lane + 32] = make_float4(x[j], y[j], z[j], m[j]);
         }
         __syncthreads();
-        const bool per_warp = EMIT_PER_WARP && !sys_jside, split = DIAG_SPLIT && diagonal && !sys_jside;
-        const int own_first = it.group * CHUNKS_PER_GROUP + warp * BODIES_PER_LANE; /* this warp's first i-chunk */
         for (int c = it.c0; c < it.c1; ++c) {
             const int buf = (c - it.c0) & 1;
             const bool more = c + 1 < it.c1;
@@ -180,28 +160,18 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
                 const int j = (c + 1) * 32 + lane;
                 next = make_float4(x[j], y[j], z[j], m[j]);
             }
-            /* both sides: past the diagonal; with split, also the chunks after this warp's own */
-            const bool both = !diagonal || (split && c >= own_first + BODIES_PER_LANE);
-            const bool emits = !diagonal || (split && c >= it.group * CHUNKS_PER_GROUP + BODIES_PER_LANE);
-            if (both) {
-                const float4 b = chunk_pairs(jpos[buf], buf, lane, xi, yi, zi, nmi, ax, ay, az, eps2, true);
-                if (per_warp)
-                    atomicAdd(&sys_acc[c * 32 + lane], b);
-                else
-                    jsum[buf][warp][lane] = b;
+            if (diagonal) {
+                chunk_pairs(jpos[buf], lane, xi, yi, zi, nmi, ax, ay, az, eps2, false);
             } else {
-                if (!split || c >= own_first) /* split: chunks before this warp's own are other warps' */
-                    chunk_pairs(jpos[buf], buf, lane, xi, yi, zi, nmi, ax, ay, az, eps2, false);
-                if (emits && !per_warp)
-                    jsum[buf][warp][lane] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                jsum[buf][warp][lane] = chunk_pairs(jpos[buf], lane, xi, yi, zi, nmi, ax, ay, az, eps2, true);
+                if (warp == 0 && c > it.c0) /* the previous chunk's sums, complete since the last barrier */
+                    emit_jside(jsum[buf ^ 1], lane, it.group, c - 1, chunks, sys_acc, sys_jside);
             }
-            if (!per_warp && warp == 0 && c > it.c0 && (!diagonal || (split && c - 1 >= it.group * CHUNKS_PER_GROUP + BODIES_PER_LANE)))
-                emit_jside(jsum[buf ^ 1], lane, it.group, c - 1, chunks, sys_acc, sys_jside); /* complete since the last barrier */
             if (warp == 0 && more)
                 jpos[buf ^ 1][lane] = jpos[buf ^ 1][lane + 32] = next;
             __syncthreads();
         }
-        if (!per_warp && warp == 0 && (!diagonal || (split && it.c1 - 1 >= it.group * CHUNKS_PER_GROUP + BODIES_PER_LANE)))
+        if (!diagonal && warp == 0)
             emit_jside(jsum[(it.c1 - 1 - it.c0) & 1], lane, it.group, it.c1 - 1, chunks, sys_acc, sys_jside);
 #pragma unroll
         for (int b = 0; b < BODIES_PER_LANE; ++b) {
