@@ -36,9 +36,6 @@
 #ifndef MIN_BLOCKS /* __launch_bounds__ minimum of resident blocks per SM (0: none): caps the registers */
 #define MIN_BLOCKS 0
 #endif
-#ifndef FREE_WARPS /* atomic path: every warp reads the j-chunks from a packed copy in global memory, no barriers */
-#define FREE_WARPS 0
-#endif
 #define BLOCK (WARPS * 32)
 #define GROUP (BLOCK * BODIES_PER_LANE) /* the i-bodies of one block */
 #define CHUNKS_PER_GROUP (GROUP / 32)
@@ -195,70 +192,9 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
     END SOLUTION */
 }
 
-#if FREE_WARPS
-/* FREE_WARPS: each warp on its own, the j-chunks read from jpack (each chunk's 32 bodies twice over, as
- * jpos in shared memory), its j-side sums added atomically after every chunk: no shared memory, no barrier. */
-__global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs_free(nbd_soa bodies, const float4 *jpack, float4 *acc,
-                                                              const work_item *items, int padded, int systems, float eps2)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const work_item it = items[blockIdx.x];
-    const bool diagonal = it.c0 < (it.group + 1) * CHUNKS_PER_GROUP;
-    const int first = it.group * GROUP + warp * BODIES_PER_LANE * 32 + lane;
-    for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
-        const size_t offset = (size_t)sys * padded;
-        const float *x = bodies.x + offset, *y = bodies.y + offset, *z = bodies.z + offset, *m = bodies.m + offset;
-        const float4 *sys_pack = jpack + 2 * offset;
-        float4 *sys_acc = acc + offset;
-        float xi[BODIES_PER_LANE], yi[BODIES_PER_LANE], zi[BODIES_PER_LANE], nmi[BODIES_PER_LANE];
-        float ax[BODIES_PER_LANE], ay[BODIES_PER_LANE], az[BODIES_PER_LANE];
-#pragma unroll
-        for (int b = 0; b < BODIES_PER_LANE; ++b) {
-            const int i = first + b * 32;
-            xi[b] = x[i];
-            yi[b] = y[i];
-            zi[b] = z[i];
-            nmi[b] = -m[i];
-            ax[b] = ay[b] = az[b] = 0.0f;
-        }
-        for (int c = it.c0; c < it.c1; ++c) {
-            const float4 *jp = sys_pack + (size_t)c * 64;
-            if (diagonal) {
-                chunk_pairs(jp, lane, xi, yi, zi, nmi, ax, ay, az, eps2, false);
-            } else {
-                const float4 b = chunk_pairs(jp, lane, xi, yi, zi, nmi, ax, ay, az, eps2, true);
-                atomicAdd(&sys_acc[c * 32 + lane], b);
-            }
-        }
-#pragma unroll
-        for (int b = 0; b < BODIES_PER_LANE; ++b)
-            atomicAdd(&sys_acc[first + b * 32], make_float4(ax[b], ay[b], az[b], 0.0f));
-    }
-}
-
-/* Body k of every chunk twice over in jpack (see pairs_free). */
-static __device__ __forceinline__ void pack_body(float4 *jpack, size_t sys_offset, int i, float4 p)
-{
-    float4 *chunk = jpack + 2 * sys_offset + (size_t)(i / 32) * 64;
-    chunk[i % 32] = p;
-    chunk[i % 32 + 32] = p;
-}
-
-__global__ void pack_all(nbd_soa bodies, float4 *jpack, int padded, int systems)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= padded)
-        return;
-    for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
-        const size_t k = (size_t)sys * padded + i;
-        pack_body(jpack, (size_t)sys * padded, i, make_float4(bodies.x[k], bodies.y[k], bodies.z[k], bodies.m[k]));
-    }
-}
-#endif
-
 /* Kick and drift from the atomically added accelerations, which it zeroes for the next step (the
  * padding's too: it gathers forces it never uses). */
-__global__ void kick_drift(nbd_soa bodies, float4 *acc, float4 *jpack, int n, int padded, int systems, float dt)
+__global__ void kick_drift(nbd_soa bodies, float4 *acc, int n, int padded, int systems, float dt)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= padded)
@@ -276,11 +212,6 @@ __global__ void kick_drift(nbd_soa bodies, float4 *acc, float4 *jpack, int n, in
         bodies.x[k] += vx * dt;
         bodies.y[k] += vy * dt;
         bodies.z[k] += vz * dt;
-#if FREE_WARPS
-        pack_body(jpack, (size_t)sys * padded, i, make_float4(bodies.x[k], bodies.y[k], bodies.z[k], bodies.m[k]));
-#else
-        (void)jpack;
-#endif
     }
 }
 
@@ -437,14 +368,6 @@ int nb_step_run(nb_state *s, const nb_run *run)
         acc = (float4 *)nbd_malloc((size_t)systems * padded * sizeof(float4), "accelerations");
         NB_CUDA(cudaMemset(acc, 0, (size_t)systems * padded * sizeof(float4)));
     }
-    float4 *jpack = NULL;
-#if FREE_WARPS
-    if (!run->deterministic) {
-        jpack = (float4 *)nbd_malloc((size_t)systems * padded * 2 * sizeof(float4), "packed j-chunks");
-        pack_all<<<dim3((padded + BLOCK - 1) / BLOCK, nbd_system_rows(systems)), BLOCK>>>(bodies, jpack, padded, systems);
-        NB_LAUNCH();
-    }
-#endif
     free(group_first);
     const dim3 grid(count, nbd_system_rows(systems));
     const dim3 update_grid((padded + BLOCK - 1) / BLOCK, nbd_system_rows(systems));
@@ -452,18 +375,13 @@ int nb_step_run(nb_state *s, const nb_run *run)
 
     nb_region_begin(run);
     for (uint64_t step = 0; step < run->steps; ++step) {
-#if FREE_WARPS
-        if (jpack)
-            pairs_free<<<grid, BLOCK>>>(bodies, jpack, acc, d_items, padded, systems, run->eps2);
-        else
-#endif
         pairs<<<grid, BLOCK>>>(bodies, acc, iside, jside, d_items, padded, systems, count, jside_per_system, run->eps2);
         NB_LAUNCH();
         if (run->deterministic)
             sum_kick_drift<<<sum_grid, SUM_WARPS * 32>>>(bodies, iside, jside, d_group_first, n, padded, systems, count,
                                                    jside_per_system, run->dt);
         else
-            kick_drift<<<update_grid, BLOCK>>>(bodies, acc, jpack, n, padded, systems, run->dt);
+            kick_drift<<<update_grid, BLOCK>>>(bodies, acc, n, padded, systems, run->dt);
         NB_LAUNCH();
     }
     nb_region_end(run);
@@ -474,7 +392,6 @@ int nb_step_run(nb_state *s, const nb_run *run)
     NB_CUDA(cudaFree(iside));
     NB_CUDA(cudaFree(jside));
     NB_CUDA(cudaFree(d_group_first));
-    NB_CUDA(cudaFree(jpack));
     run->info->block = BLOCK;
     snprintf(run->info->config, sizeof run->info->config,
              "block=%d bodies/lane=%d unroll=%d group=%d piece=%d items=%d%s", BLOCK, BODIES_PER_LANE, UNROLL, GROUP, piece,
