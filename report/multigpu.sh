@@ -7,8 +7,10 @@
 #                       step11 on 2 ranks, one GPU each: ring, allgather, systems), then the timed runs:
 #                       S = 1 at N = 262144, 1048576, 4194304 and S = 64 x 16384, step08 on one GPU and
 #                       on two, step11 on two ranks (ring and allgather; systems for S = 64)
-#   pingpong.csv        MPI one-way time and bandwidth between the two ranks (tests/mpi_exchange.c)
-#   multigpu-summary.txt  time per step, speed-up over one GPU, step11 against step08, step08's exchange time
+#   scaling.csv         step08's timed rows again, tagged for the scaling figure (report/scaling.gp)
+#   pingpong-2gpu.csv   MPI one-way time and bandwidth between the two ranks (tests/mpi_exchange.c)
+#   multigpu-summary.txt  time per step, speed-up over one GPU, step11 against step08 on two GPUs (the same split),
+#                       step08's exchange time (config)
 # Environment: COMMIT (the tree has no .git there), MULTIGPU_SIZES (default "262144 1048576 4194304").
 set -u -o pipefail
 out=${1:?usage: report/multigpu.sh OUT}
@@ -68,7 +70,7 @@ done
 echo "validation rows passed: $(grep -c ',PASS,' "$csv"), failed runs: $fails"
 
 say "ping-pong between the two ranks"
-$(mpirun_np 2) build/tests/bin/mpi_exchange pingpong | tee "$out/pingpong.csv"
+$(mpirun_np 2) build/tests/bin/mpi_exchange pingpong | tee "$out/pingpong-2gpu.csv"
 
 say "time per step"
 for n in ${MULTIGPU_SIZES:-262144 1048576 4194304}; do
@@ -87,23 +89,32 @@ run time-np2-ring $(mpirun_np 2) $ring -S 64 -n 16384 --steps 10 --repeat 3 --de
 say summary
 awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
     $c["tag"] ~ /^time-/ {
-        key = $c["systems"] " x " $c["bodies"]; t = $c["kernel_s"] / $c["steps"]; tag = $c["tag"]
+        key = $c["systems"] " x " $c["bodies"]; per_step = $c["kernel_s"] / $c["steps"]; tag = $c["tag"]
         if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
-        step[key, tag] = t; rate[key, tag] = $c["ginteractions_s"]; cfg[key, tag] = $c["config"]; ok[key, tag] = $c["pass"]
+        step[key, tag] = per_step; rate[key, tag] = $c["ginteractions_s"]; cfg[key, tag] = $c["config"]; ok[key, tag] = $c["pass"]
         tags[key] = tags[key] " " tag
     }
     END {
         printf "%-14s %-26s %12s %10s %9s %9s  %s\n", "S x N", "run", "s per step", "G int/s", "x 1 GPU", "x step08", "validation, config"
         for (i = 1; i <= nk; ++i) {
             key = order[i]; base = step[key, "time-step08-1gpu"]; two = step[key, "time-step08-2gpu"]
-            n = split(tags[key], t, " ")
+            n = split(tags[key], names, " ")
             for (j = 1; j <= n; ++j) {
-                tag = t[j]
+                tag = names[j]
+                speedup = base > 0 ? sprintf("%.2f", base / step[key, tag]) : "-"
+                against = "-"
+                ref = (tag ~ /ring|allgather/ && step[key, "time-step08-2gpu-bodies"] > 0) ? step[key, "time-step08-2gpu-bodies"] : two
+                if (ref > 0 && tag ~ /np2/) against = sprintf("%.3f", ref / step[key, tag]) # the same split
                 printf "%-14s %-26s %12.5f %10.1f %9s %9s  %s, %s\n", key, tag, step[key, tag], rate[key, tag],
-                    base > 0 ? sprintf("%.2f", base / step[key, tag]) : "-",
-                    two > 0 && tag ~ /np2/ ? sprintf("%.3f", two / step[key, tag]) : "-", ok[key, tag], cfg[key, tag]
+                    speedup, against, ok[key, tag], cfg[key, tag]
             }
         }
     }' "$csv" | tee "$out/multigpu-summary.txt"
+# The scaling figure's rows (report/scaling.gp reads scaling.csv): step08's timed rows, tagged by their split
+# as report/gpu-run.sh's scaling phase tags them; the one-GPU run of S = 64 is the base of both splits.
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; print; next }
+    $c["tag"] == "time-step08-1gpu" { $c["tag"] = "scaling-bodies"; print; if ($c["systems"] > 1) { $c["tag"] = "scaling-systems"; print }; next }
+    $c["tag"] == "time-step08-2gpu" { $c["tag"] = $c["systems"] > 1 ? "scaling-systems" : "scaling-bodies"; print; next }
+    $c["tag"] == "time-step08-2gpu-bodies" { $c["tag"] = "scaling-bodies"; print }' "$csv" > "$out/scaling.csv"
 say "done: $fails failed runs"
 [ $fails = 0 ]
