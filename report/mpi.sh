@@ -22,12 +22,8 @@ csv=$out/mpi-runs.csv
 tests=$out/mpi-tests.txt
 t0=$(date +%s)
 say() { printf '=== %s (+%ds) %s\n' "$(date -u +%H:%M:%S)" $(($(date +%s) - t0)) "$*"; }
-mpirun_np() { # the grader's launch (grading/registry.c, launch_argv)
-    local np=$1
-    printf 'mpirun -np %s' "$np"
-    [ "$(id -u)" = 0 ] && printf ' --allow-run-as-root'
-    [ "$(nproc)" -lt "$np" ] && printf ' --oversubscribe'
-}
+# shellcheck source=report/mpi-launch.sh
+. report/mpi-launch.sh # mpirun_np NP: the grader's launch
 exec > >(grep -v -E '^(gcc|nvcc|ar|rm) ' | tee "$out/mpi.log") 2>&1
 
 say env

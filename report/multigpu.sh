@@ -23,12 +23,8 @@ csv=$out/multigpu-runs.csv
 t0=$(date +%s)
 fails=0
 say() { printf '=== %s (+%ds) %s\n' "$(date -u +%H:%M:%S)" $(($(date +%s) - t0)) "$*"; }
-mpirun_np() { # the grader's launch (grading/registry.c, launch_argv)
-    local np=$1
-    printf 'mpirun -np %s' "$np"
-    [ "$(id -u)" = 0 ] && printf ' --allow-run-as-root'
-    [ "$(nproc)" -lt "$np" ] && printf ' --oversubscribe'
-}
+# shellcheck source=report/mpi-launch.sh
+. report/mpi-launch.sh # mpirun_np NP: the grader's launch
 run() { # TAG CMD...: one harness run appending to the CSV; a failure is counted and said
     local tag=$1
     shift
