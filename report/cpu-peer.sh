@@ -29,7 +29,7 @@ log=$out/build.log
 make --no-print-directory BUILD="$build" COMMIT="$commit" "$build/bin/step01_omp" > "$log" 2>&1 ||
     { tail -n 5 "$log"; echo "cpu-peer: make step01 failed (the log: $log)" >&2; exit 2; }
 peer=$build/cpu-peer/peer-soa
-gcc -std=c11 -Wall -Wextra -O3 -march=native -ffast-math -fopenmp report/peer-soa.c -o "$peer" -lm >> "$log" 2>&1 ||
+gcc -std=c11 -Wall -Wextra -O3 -march=native -ffast-math -fopenmp -Icommon report/peer-soa.c common/timing.c -o "$peer" -lm >> "$log" 2>&1 ||
     { echo "cpu-peer: building report/peer-soa.c failed (the log: $log)" >&2; exit 2; }
 kernels="peer-soa step01"
 exercise=report/explore/omp-intrinsics.c

@@ -10,7 +10,8 @@
  *   - positions and velocities uniform in [-1, 1), softening 1e-9.
  * It times itself as the lab does (common/main.c): one untimed warm-up step, then REPEAT runs of STEPS
  * steps each from the same initial state, the median reported; interactions/s = N^2 * steps / time.
- * Build: gcc -std=c11 -O3 -march=native -ffast-math -fopenmp report/peer-soa.c -o peer-soa -lm
+ * Build: gcc -std=c11 -O3 -march=native -ffast-math -fopenmp -Icommon report/peer-soa.c common/timing.c -o peer-soa -lm
+ * (common/timing.c: the lab's clock and median, outside the kernel's translation unit).
  * Usage: peer-soa N [STEPS [REPEAT]]. Prints one CSV row: kernel,bodies,threads,steps,repeat,
  * time_s,time_min_s,ginteractions_s (with --header, the header line first). */
 #define _POSIX_C_SOURCE 200809L
@@ -21,7 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "timing.h"
 
 #define SOFTENING 1e-9f
 
@@ -62,19 +64,6 @@ static void run_steps(bodies p, float dt, int n, long steps)
             p.z[i] += p.vz[i] * dt;
         }
     }
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* A positive integer argument no larger than max, or -1. */
@@ -126,9 +115,9 @@ int main(int argc, char **argv)
     run_steps(p, dt, (int)n, 1); /* warm-up: threads started, caches and clocks up */
     for (long r = 0; r < repeat; r++) {
         memcpy(work, init, 6 * count * sizeof(float));
-        const double t0 = now();
+        const double t0 = nb_now();
         run_steps(p, dt, (int)n, steps);
-        times[r] = now() - t0;
+        times[r] = nb_now() - t0;
     }
     for (size_t k = 0; k < 3 * count; k++) { /* read the result; by its bits: -ffast-math folds isfinite() */
         uint32_t bits;
@@ -138,11 +127,10 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    qsort(times, (size_t)repeat, sizeof(double), by_value);
-    const double median = repeat % 2 ? times[repeat / 2] : 0.5 * (times[repeat / 2 - 1] + times[repeat / 2]);
+    const double median = nb_median(times, (size_t)repeat), fastest = nb_min(times, (size_t)repeat);
     if (header)
         printf("kernel,bodies,threads,steps,repeat,time_s,time_min_s,ginteractions_s\n");
-    printf("peer-soa,%ld,%d,%ld,%ld,%.6g,%.6g,%.6g\n", n, omp_get_max_threads(), steps, repeat, median, times[0],
+    printf("peer-soa,%ld,%d,%ld,%ld,%.6g,%.6g,%.6g\n", n, omp_get_max_threads(), steps, repeat, median, fastest,
            1e-9 * (double)n * (double)n * (double)steps / median);
     free(init);
     free(work);
