@@ -139,17 +139,18 @@ if has ncu; then
     log=$out/newton-ncu.txt
     : > "$log"
     metrics=smsp__inst_executed.sum,sm__inst_issued.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio
-    for det in "" --deterministic; do
-        echo "--- step09_newton N=131072 ${det:-default}: kernel pairs, then the update kernel" >> "$log"
+    profile() { # MODE EXE [ARGS...]: one step at N = 131072, the force kernel and the update kernel
+        local mode=$1 exe=$2
+        shift 2
+        echo "--- step09_newton N=131072 $mode: kernel pairs, then the update kernel" >> "$log"
         ncu --clock-control none --metrics "$metrics" -k regex:'pairs|kick_drift' --launch-count 2 \
-            "$bin/step09_newton" -q -n 131072 --steps 1 --repeat 1 --validate off $det 2>&1 |
+            "$exe" -q -n 131072 --steps 1 --repeat 1 --validate off "$@" 2>&1 |
             grep -E '^  [a-z_]+.*\(|smsp__|sm__|gpu__' >> "$log"
-    done
+    }
+    profile default "$bin/step09_newton"
+    profile --deterministic "$bin/step09_newton" --deterministic
     for label in ${NEWTON_NCU_LABELS:-}; do # knob builds (the knobs phase made them)
-        echo "--- step09_newton N=131072 build-$label: kernel pairs, then the update kernel" >> "$log"
-        ncu --clock-control none --metrics "$metrics" -k regex:'pairs|kick_drift' --launch-count 2 \
-            "$build/var/$label/bin/step09_newton" -q -n 131072 --steps 1 --repeat 1 --validate off 2>&1 |
-            grep -E '^  [a-z_]+.*\(|smsp__|sm__|gpu__' >> "$log"
+        profile "build-$label" "$build/var/$label/bin/step09_newton"
     done
     awk '/^---/ { mode = $4 } /^  [a-z_]+.*\(/ { kernel = $1 }
         /smsp__inst_executed.sum/ { gsub(",", "", $3); printf "%s %s: %.3f thread instructions per interaction (32 x warp instructions / 131072^2)\n", mode, kernel, 32 * $3 / (131072 * 131072) }' "$log" > "$log.ipi"
