@@ -7,7 +7,8 @@
  * origin: as j-bodies they add exactly 0, as i-bodies they pull on nothing). A work item is one group
  * of i-bodies against a run of j-chunks of 32 bodies: chunks after the group (each pair once, both
  * sides) or chunks of the group itself (the diagonal: the i-side only, as in step06, so that no pair
- * inside a group is counted twice). The items tile the upper triangle of the pair matrix. */
+ * inside a group is counted twice). The items tile the upper triangle of the pair matrix up to the last
+ * chunk that holds a body: the padding after it is only ever i-bodies, in the last group's diagonal. */
 #include "device.h"
 #include "nbody.h"
 #include "util.h"
@@ -120,7 +121,7 @@ static __device__ __forceinline__ void emit_jside(const float4 (*sums)[32], int 
  * with --deterministic (iside != NULL), iside gets each item's i-side sums (GROUP float4 per item)
  * and jside the j-side ones, both stored, never added. */
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float4 *acc, float4 *iside, float4 *jside,
-                                                         const work_item *items, int padded, int systems,
+                                                         const work_item *items, int padded, int chunks, int systems,
                                                          int item_count, size_t jside_per_system, float eps2)
 {
     /* BEGIN SOLUTION */
@@ -128,7 +129,6 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
     __shared__ float4 jsum[2][WARPS][32];  /* each warp's j-side sums of the last two chunks */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const work_item it = items[blockIdx.x];
-    const int chunks = padded / 32;
     const bool diagonal = it.c0 < (it.group + 1) * CHUNKS_PER_GROUP;
     const int first = it.group * GROUP + warp * BODIES_PER_LANE * 32 + lane; /* i = first + 32 b */
     for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
@@ -187,7 +187,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
     /* STUB
     // Yours to write: the pairs of work item blockIdx.x, each once, its force added to both bodies
     // (see step09_newton/README.md); chunk_pairs() and emit_jside() above are yours too.
-    (void)bodies, (void)acc, (void)iside, (void)jside, (void)items, (void)padded, (void)systems;
+    (void)bodies, (void)acc, (void)iside, (void)jside, (void)items, (void)padded, (void)chunks, (void)systems;
     (void)item_count, (void)jside_per_system, (void)eps2, (void)unroll_factor;
     END SOLUTION */
 }
@@ -221,12 +221,12 @@ __global__ void kick_drift(nbd_soa bodies, float4 *acc, int n, int padded, int s
  * flight, and the same order whatever the schedule. */
 #define SUM_WARPS 8
 __global__ void __launch_bounds__(SUM_WARPS * 32) sum_kick_drift(nbd_soa bodies, const float4 *iside, const float4 *jside,
-                                                               const int *group_first, int n, int padded, int systems,
-                                                               int item_count, size_t jside_per_system, float dt)
+                                                               const int *group_first, int n, int padded, int chunks,
+                                                               int systems, int item_count, size_t jside_per_system, float dt)
 {
     __shared__ float4 warp_sums[SUM_WARPS][32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int chunk = blockIdx.x, i = chunk * 32 + lane, group = i / GROUP, chunks = padded / 32;
+    const int chunk = blockIdx.x, i = chunk * 32 + lane, group = i / GROUP; /* blockIdx.x < chunks */
     const int first = group_first[group], own = group_first[group + 1] - first;
     for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
         const float4 *sys_iside = iside + ((size_t)sys * item_count + first) * GROUP + (i - group * GROUP);
@@ -270,6 +270,29 @@ static int longest_first(const void *a, const void *b)
     return (p->group != q->group) ? p->group - q->group : p->slot - q->slot;
 }
 
+/* The work items, row by row: each group against its own chunks (cut where the diagonal ends), then
+ * against every chunk after it, in pieces of at most `piece` chunks. Only counts them when items is
+ * NULL; else fills items and group_first (each group's first item, and the count at [groups]). */
+static size_t make_items(int groups, int chunks, int piece, work_item *items, int *group_first)
+{
+    size_t count = 0;
+    for (int g = 0; g < groups; ++g) {
+        if (group_first)
+            group_first[g] = (int)count;
+        const int diagonal_end = (g + 1) * CHUNKS_PER_GROUP < chunks ? (g + 1) * CHUNKS_PER_GROUP : chunks;
+        for (int c = g * CHUNKS_PER_GROUP; c < chunks; ++count) {
+            const int row_end = c < diagonal_end ? diagonal_end : chunks;
+            const int end = c + piece < row_end ? c + piece : row_end;
+            if (items)
+                items[count] = (work_item){g, c, end, (int)count};
+            c = end;
+        }
+    }
+    if (group_first)
+        group_first[groups] = (int)count;
+    return count;
+}
+
 /* Upload the state padded to `padded` bodies per system (zeros: massless, at the origin). */
 static void upload_padded(const nb_state *s, size_t padded, nbd_soa *d)
 {
@@ -303,7 +326,8 @@ int nb_step_run(nb_state *s, const nb_run *run)
                  "rebuild with STEP_DEFS=-DWARPS=%u", run->block, BLOCK, run->block / 32);
         return NB_EXIT_ERROR;
     }
-    const int groups = (n + GROUP - 1) / GROUP, padded = groups * GROUP, chunks = padded / 32;
+    /* i-bodies padded to whole groups; j-chunks only as far as the last one that holds a body */
+    const int groups = (n + GROUP - 1) / GROUP, padded = groups * GROUP, chunks = (n + 31) / 32;
     if ((size_t)padded > (size_t)(1u << 30)) {
         nb_error("--bodies %d: step09 pads to %d bodies, past its 32-bit chunk indices", n, padded);
         return NB_EXIT_ERROR;
@@ -319,10 +343,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
             piece = DETERMINISTIC_PIECE_MIN < CHUNKS_PER_GROUP ? DETERMINISTIC_PIECE_MIN : CHUNKS_PER_GROUP;
     }
 
-    /* The items, row by row: the group against its own chunks, then against every chunk after it. */
-    size_t item_count = 0;
-    for (int g = 0; g < groups; ++g)
-        item_count += (CHUNKS_PER_GROUP + piece - 1) / piece + (chunks - (g + 1) * CHUNKS_PER_GROUP + piece - 1) / piece;
+    const size_t item_count = make_items(groups, chunks, piece, NULL, NULL);
     if (item_count >= (size_t)INT_MAX) {
         nb_error("--bodies %d: %zu work items, more than one launch holds", n, item_count);
         return NB_EXIT_ERROR;
@@ -335,19 +356,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
         nb_error("out of host memory for %zu work items", item_count);
         return NB_EXIT_ERROR;
     }
-    int count = 0;
-    for (int g = 0; g < groups; ++g) {
-        group_first[g] = count;
-        const int diagonal_end = (g + 1) * CHUNKS_PER_GROUP; /* a diagonal piece never runs past it */
-        for (int c = g * CHUNKS_PER_GROUP; c < chunks;) {
-            const int row_end = c < diagonal_end ? diagonal_end : chunks;
-            const int end = c + piece < row_end ? c + piece : row_end;
-            items[count] = (work_item){g, c, end, count};
-            ++count;
-            c = end;
-        }
-    }
-    group_first[groups] = count;
+    const int count = (int)make_items(groups, chunks, piece, items, group_first);
     qsort(items, (size_t)count, sizeof *items, longest_first);
 
     nbd_soa bodies;
@@ -357,7 +366,8 @@ int nb_step_run(nb_state *s, const nb_run *run)
     free(items);
     float4 *acc = NULL, *iside = NULL, *jside = NULL;
     int *d_group_first = NULL;
-    const size_t jside_per_system = groups > 1 ? jside_index(groups - 1, chunks, 0, chunks) : 0;
+    /* the triangle's rows before the last group's, which is empty */
+    const size_t jside_per_system = groups > 1 ? jside_index(groups - 1, groups * CHUNKS_PER_GROUP, 0, chunks) : 0;
     if (run->deterministic) {
         iside = (float4 *)nbd_malloc((size_t)systems * count * GROUP * sizeof(float4), "--deterministic i-side sums");
         jside = (float4 *)nbd_malloc((systems * jside_per_system > 0 ? systems * jside_per_system : 1) * sizeof(float4),
@@ -375,11 +385,12 @@ int nb_step_run(nb_state *s, const nb_run *run)
 
     nb_region_begin(run);
     for (uint64_t step = 0; step < run->steps; ++step) {
-        pairs<<<grid, BLOCK>>>(bodies, acc, iside, jside, d_items, padded, systems, count, jside_per_system, run->eps2);
+        pairs<<<grid, BLOCK>>>(bodies, acc, iside, jside, d_items, padded, chunks, systems, count, jside_per_system,
+                               run->eps2);
         NB_LAUNCH();
         if (run->deterministic)
-            sum_kick_drift<<<sum_grid, SUM_WARPS * 32>>>(bodies, iside, jside, d_group_first, n, padded, systems, count,
-                                                   jside_per_system, run->dt);
+            sum_kick_drift<<<sum_grid, SUM_WARPS * 32>>>(bodies, iside, jside, d_group_first, n, padded, chunks, systems,
+                                                         count, jside_per_system, run->dt);
         else
             kick_drift<<<update_grid, BLOCK>>>(bodies, acc, n, padded, systems, run->dt);
         NB_LAUNCH();
@@ -399,7 +410,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
              run->deterministic ? " deterministic" : "");
     return NB_EXIT_OK;
     /* STUB
-    (void)s, (void)run, (void)longest_first, (void)upload_padded, (void)download_padded;
+    (void)s, (void)run, (void)longest_first, (void)make_items, (void)upload_padded, (void)download_padded;
     nb_error("TODO: pairs() and nb_step_run() are yours to write (see step09_newton/README.md)");
     return NB_EXIT_ERROR;
     END SOLUTION */
