@@ -121,7 +121,7 @@ static __device__ __forceinline__ void emit_jside(const float4 (*sums)[32], int 
  * with --deterministic (iside != NULL), iside gets each item's i-side sums (GROUP float4 per item)
  * and jside the j-side ones, both stored, never added. */
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float4 *acc, float4 *iside, float4 *jside,
-                                                         const work_item *items, int padded, int chunks, int systems,
+                                                         const work_item *items, int padded, int systems,
                                                          int item_count, size_t jside_per_system, float eps2)
 {
     /* BEGIN SOLUTION */
@@ -129,6 +129,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
     __shared__ float4 jsum[2][WARPS][32];  /* each warp's j-side sums of the last two chunks */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const work_item it = items[blockIdx.x];
+    const int chunks = padded / 32; /* the --deterministic triangle's row length (padding included) */
     const bool diagonal = it.c0 < (it.group + 1) * CHUNKS_PER_GROUP;
     const int first = it.group * GROUP + warp * BODIES_PER_LANE * 32 + lane; /* i = first + 32 b */
     for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
@@ -187,7 +188,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
     /* STUB
     // Yours to write: the pairs of work item blockIdx.x, each once, its force added to both bodies
     // (see step09_newton/README.md); chunk_pairs() and emit_jside() above are yours too.
-    (void)bodies, (void)acc, (void)iside, (void)jside, (void)items, (void)padded, (void)chunks, (void)systems;
+    (void)bodies, (void)acc, (void)iside, (void)jside, (void)items, (void)padded, (void)systems;
     (void)item_count, (void)jside_per_system, (void)eps2, (void)unroll_factor;
     END SOLUTION */
 }
@@ -221,12 +222,12 @@ __global__ void kick_drift(nbd_soa bodies, float4 *acc, int n, int padded, int s
  * flight, and the same order whatever the schedule. */
 #define SUM_WARPS 8
 __global__ void __launch_bounds__(SUM_WARPS * 32) sum_kick_drift(nbd_soa bodies, const float4 *iside, const float4 *jside,
-                                                               const int *group_first, int n, int padded, int chunks,
-                                                               int systems, int item_count, size_t jside_per_system, float dt)
+                                                               const int *group_first, int n, int padded, int systems,
+                                                               int item_count, size_t jside_per_system, float dt)
 {
     __shared__ float4 warp_sums[SUM_WARPS][32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int chunk = blockIdx.x, i = chunk * 32 + lane, group = i / GROUP; /* blockIdx.x < chunks */
+    const int chunk = blockIdx.x, i = chunk * 32 + lane, group = i / GROUP, chunks = padded / 32;
     const int first = group_first[group], own = group_first[group + 1] - first;
     for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
         const float4 *sys_iside = iside + ((size_t)sys * item_count + first) * GROUP + (i - group * GROUP);
@@ -366,8 +367,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     free(items);
     float4 *acc = NULL, *iside = NULL, *jside = NULL;
     int *d_group_first = NULL;
-    /* the triangle's rows before the last group's, which is empty */
-    const size_t jside_per_system = groups > 1 ? jside_index(groups - 1, groups * CHUNKS_PER_GROUP, 0, chunks) : 0;
+    const size_t jside_per_system = groups > 1 ? jside_index(groups - 1, padded / 32, 0, padded / 32) : 0;
     if (run->deterministic) {
         iside = (float4 *)nbd_malloc((size_t)systems * count * GROUP * sizeof(float4), "--deterministic i-side sums");
         jside = (float4 *)nbd_malloc((systems * jside_per_system > 0 ? systems * jside_per_system : 1) * sizeof(float4),
@@ -385,12 +385,11 @@ int nb_step_run(nb_state *s, const nb_run *run)
 
     nb_region_begin(run);
     for (uint64_t step = 0; step < run->steps; ++step) {
-        pairs<<<grid, BLOCK>>>(bodies, acc, iside, jside, d_items, padded, chunks, systems, count, jside_per_system,
-                               run->eps2);
+        pairs<<<grid, BLOCK>>>(bodies, acc, iside, jside, d_items, padded, systems, count, jside_per_system, run->eps2);
         NB_LAUNCH();
         if (run->deterministic)
-            sum_kick_drift<<<sum_grid, SUM_WARPS * 32>>>(bodies, iside, jside, d_group_first, n, padded, chunks, systems,
-                                                         count, jside_per_system, run->dt);
+            sum_kick_drift<<<sum_grid, SUM_WARPS * 32>>>(bodies, iside, jside, d_group_first, n, padded, systems, count,
+                                                   jside_per_system, run->dt);
         else
             kick_drift<<<update_grid, BLOCK>>>(bodies, acc, n, padded, systems, run->dt);
         NB_LAUNCH();
