@@ -49,7 +49,10 @@ for kv in $builds; do
     echo "$label: ${regs:-?} registers, ${spill:-?} bytes spilled, $(printf '%s\n' "$sass" | grep -c .) SASS instructions (hash $(printf '%s\n' "$sass" | md5sum | cut -c1-8))"
     for v in "4099 3 plummer random" "1000 2 collision random"; do
         read -r n s model masses <<< "$v"
-        "$exe" -q --validate-only -n "$n" -S "$s" --model "$model" --masses "$masses" --ref-cache "$cache" > /dev/null 2>&1 ||
+        line=$("$exe" --validate-only -n "$n" -S "$s" --model "$model" --masses "$masses" --ref-cache "$cache" 2>&1 | awk '/acceleration/ && !p { print; p = 1 }')
+        rc=$?
+        echo "$label N=$n S=$s $model: $line"
+        [ $rc = 0 ] && [ "${line/FAIL/}" = "$line" ] ||
             { echo "$label: FAILED validation at N=$n S=$s $model"; fails=$((fails + 1)); builds=${builds//$kv/}; }
     done
 done
