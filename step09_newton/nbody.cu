@@ -34,9 +34,6 @@
 #ifndef DETERMINISTIC_PIECE_MIN /* --deterministic: the shortest piece */
 #define DETERMINISTIC_PIECE_MIN 4
 #endif
-#ifndef MASS_FOLD /* 1: j-bodies as (s x, s y, s z, s) with s = m^-1/2 and eps2 / m: 16 instructions a pair, not 17 */
-#define MASS_FOLD 0
-#endif
 #ifndef MIN_BLOCKS /* __launch_bounds__ minimum of resident blocks per SM (0: none): caps the registers */
 #define MIN_BLOCKS 0
 #endif
@@ -67,38 +64,21 @@ __host__ __device__ static inline size_t jside_index(int group, int chunk, int l
 /* One chunk (jp: its 32 bodies twice over, so lane l at step s reads jp[l + s]) against this lane's
  * i-bodies. With both_sides, the j-side sums too: the lane holds body (l + s) mod 32's sum at step s,
  * and passes it to lane l - 1 by one shuffle; after 32 steps lane l holds body l's again. */
-#if MASS_FOLD
-static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, const float *je, int lane, const float *xi,
-                                                     const float *yi, const float *zi, const float *nmi, float *ax,
-                                                     float *ay, float *az, const bool both_sides)
-#else
 static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane, const float *xi, const float *yi,
                                                      const float *zi, const float *nmi, float *ax, float *ay,
                                                      float *az, float eps2, const bool both_sides)
-#endif
 {
     float bx = 0.0f, by = 0.0f, bz = 0.0f;
 #pragma unroll unroll_factor
     for (int s = 0; s < 32; ++s) {
         const float4 pj = jp[lane + s];
-#if MASS_FOLD
-        const float ej = je[lane + s];
-#endif
 #pragma unroll
         for (int b = 0; b < BODIES_PER_LANE; ++b) {
-#if MASS_FOLD /* d = s_j (r_j - r_i), d2 = s_j^2 (r^2 + eps2), so d inv^3 = m_j (r_j - r_i) / (r^2 + eps2)^3/2 */
-            const float dx = fmaf(-pj.w, xi[b], pj.x), dy = fmaf(-pj.w, yi[b], pj.y), dz = fmaf(-pj.w, zi[b], pj.z);
-            const float d2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, ej)));
-            const float inv = rsqrtf(d2);
-            const float inv3 = inv * inv * inv;
-            const float fi = inv3;
-#else
             const float dx = pj.x - xi[b], dy = pj.y - yi[b], dz = pj.z - zi[b];
             const float d2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
             const float inv = rsqrtf(d2);
             const float inv3 = inv * inv * inv;
             const float fi = pj.w * inv3;
-#endif
             ax[b] = fmaf(dx, fi, ax[b]);
             ay[b] = fmaf(dy, fi, ay[b]);
             az[b] = fmaf(dz, fi, az[b]);
@@ -121,11 +101,7 @@ static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane,
 /* Warp 0: the block's j-side sums of chunk `chunk` (one per warp, added in warp order), to the
  * accelerations by an atomic add, or (jside != NULL) stored in the chunk's own place. */
 static __device__ __forceinline__ void emit_jside(const float4 (*sums)[32], int lane, int group, int chunk,
-                                                  int chunks, float4 *acc, float4 *jside
-#if MASS_FOLD
-                                                  , float sj
-#endif
-)
+                                                  int chunks, float4 *acc, float4 *jside)
 {
     float4 a = sums[0][lane];
 #pragma unroll
@@ -134,11 +110,6 @@ static __device__ __forceinline__ void emit_jside(const float4 (*sums)[32], int 
         a.y += sums[w][lane].y;
         a.z += sums[w][lane].z;
     }
-#if MASS_FOLD /* the sums hold m_j a_j: s_j^2 = 1 / m_j */
-    a.x *= sj * sj;
-    a.y *= sj * sj;
-    a.z *= sj * sj;
-#endif
     if (jside)
         jside[jside_index(group, chunk, lane, chunks)] = a;
     else
@@ -151,17 +122,10 @@ static __device__ __forceinline__ void emit_jside(const float4 (*sums)[32], int 
  * and jside the j-side ones, both stored, never added. */
 __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float4 *acc, float4 *iside, float4 *jside,
                                                          const work_item *items, int padded, int systems,
-                                                         int item_count, size_t jside_per_system, float eps2
-#if MASS_FOLD
-                                                         , const float4 *folded, const float *folded_eps2
-#endif
-)
+                                                         int item_count, size_t jside_per_system, float eps2)
 {
     /* BEGIN SOLUTION */
     __shared__ float4 jpos[2][64];         /* the chunk being computed and the next one */
-#if MASS_FOLD
-    __shared__ float jeps[2][64];
-#endif
     __shared__ float4 jsum[2][WARPS][32];  /* each warp's j-side sums of the last two chunks */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const work_item it = items[blockIdx.x];
@@ -186,41 +150,13 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
         }
         if (warp == 0) {
             const int j = it.c0 * 32 + lane;
-#if MASS_FOLD
-            jpos[0][lane] = jpos[0][lane + 32] = folded[offset + j];
-            jeps[0][lane] = jeps[0][lane + 32] = folded_eps2[offset + j];
-#else
             jpos[0][lane] = jpos[0][lane + 32] = make_float4(x[j], y[j], z[j], m[j]);
-#endif
         }
         __syncthreads();
         for (int c = it.c0; c < it.c1; ++c) {
             const int buf = (c - it.c0) & 1;
             const bool more = c + 1 < it.c1;
             float4 next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#if MASS_FOLD
-            float next_eps2 = 0.0f;
-            if (warp == 0 && more) {
-                next = folded[offset + (c + 1) * 32 + lane];
-                next_eps2 = folded_eps2[offset + (c + 1) * 32 + lane];
-            }
-            if (diagonal) {
-                chunk_pairs(jpos[buf], jeps[buf], lane, xi, yi, zi, nmi, ax, ay, az, false);
-            } else {
-                jsum[buf][warp][lane] = chunk_pairs(jpos[buf], jeps[buf], lane, xi, yi, zi, nmi, ax, ay, az, true);
-                if (warp == 0 && c > it.c0)
-                    emit_jside(jsum[buf ^ 1], lane, it.group, c - 1, chunks, sys_acc, sys_jside, jpos[buf ^ 1][lane].w);
-            }
-            if (warp == 0 && more) {
-                jpos[buf ^ 1][lane] = jpos[buf ^ 1][lane + 32] = next;
-                jeps[buf ^ 1][lane] = jeps[buf ^ 1][lane + 32] = next_eps2;
-            }
-            __syncthreads();
-        }
-        if (!diagonal && warp == 0)
-            emit_jside(jsum[(it.c1 - 1 - it.c0) & 1], lane, it.group, it.c1 - 1, chunks, sys_acc, sys_jside,
-                       jpos[(it.c1 - 1 - it.c0) & 1][lane].w);
-#else
             if (warp == 0 && more) { /* loaded now, stored after the arithmetic: the latency hides behind it */
                 const int j = (c + 1) * 32 + lane;
                 next = make_float4(x[j], y[j], z[j], m[j]);
@@ -238,7 +174,6 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
         }
         if (!diagonal && warp == 0)
             emit_jside(jsum[(it.c1 - 1 - it.c0) & 1], lane, it.group, it.c1 - 1, chunks, sys_acc, sys_jside);
-#endif
 #pragma unroll
         for (int b = 0; b < BODIES_PER_LANE; ++b) {
             const int i = first + b * 32;
@@ -257,22 +192,6 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
     (void)item_count, (void)jside_per_system, (void)eps2, (void)unroll_factor;
     END SOLUTION */
 }
-
-#if MASS_FOLD
-/* Each body as a j-body: (s x, s y, s z, s) with s = m^-1/2, and eps2 s^2 (0 and +inf for no mass). */
-__global__ void fold_masses(nbd_soa bodies, float4 *folded, float *folded_eps2, int padded, int systems, float eps2)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= padded)
-        return;
-    for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
-        const size_t k = (size_t)sys * padded + i;
-        const float m = bodies.m[k], s = m > 0.0f ? 1.0f / sqrtf(m) : 0.0f;
-        folded[k] = make_float4(s * bodies.x[k], s * bodies.y[k], s * bodies.z[k], s);
-        folded_eps2[k] = m > 0.0f ? eps2 * s * s : INFINITY;
-    }
-}
-#endif
 
 /* Kick and drift from the atomically added accelerations, which it zeroes for the next step (the
  * padding's too: it gathers forces it never uses). */
@@ -464,20 +383,9 @@ int nb_step_run(nb_state *s, const nb_run *run)
     const dim3 update_grid((padded + BLOCK - 1) / BLOCK, nbd_system_rows(systems));
     const dim3 sum_grid(chunks, nbd_system_rows(systems));
 
-#if MASS_FOLD
-    float4 *folded = (float4 *)nbd_malloc((size_t)systems * padded * sizeof(float4), "folded bodies");
-    float *folded_eps2 = (float *)nbd_malloc((size_t)systems * padded * sizeof(float), "folded softening");
-#endif
     nb_region_begin(run);
     for (uint64_t step = 0; step < run->steps; ++step) {
-#if MASS_FOLD
-        fold_masses<<<update_grid, BLOCK>>>(bodies, folded, folded_eps2, padded, systems, run->eps2);
-        NB_LAUNCH();
-        pairs<<<grid, BLOCK>>>(bodies, acc, iside, jside, d_items, padded, systems, count, jside_per_system, run->eps2,
-                               folded, folded_eps2);
-#else
         pairs<<<grid, BLOCK>>>(bodies, acc, iside, jside, d_items, padded, systems, count, jside_per_system, run->eps2);
-#endif
         NB_LAUNCH();
         if (run->deterministic)
             sum_kick_drift<<<sum_grid, SUM_WARPS * 32>>>(bodies, iside, jside, d_group_first, n, padded, systems, count,
@@ -494,10 +402,6 @@ int nb_step_run(nb_state *s, const nb_run *run)
     NB_CUDA(cudaFree(iside));
     NB_CUDA(cudaFree(jside));
     NB_CUDA(cudaFree(d_group_first));
-#if MASS_FOLD
-    NB_CUDA(cudaFree(folded));
-    NB_CUDA(cudaFree(folded_eps2));
-#endif
     run->info->block = BLOCK;
     snprintf(run->info->config, sizeof run->info->config,
              "block=%d bodies/lane=%d unroll=%d group=%d piece=%d items=%d%s", BLOCK, BODIES_PER_LANE, UNROLL, GROUP, piece,
