@@ -2,11 +2,12 @@
 # newton-ab.sh OUT "LABEL:DEFS ..." : step09 builds timed side by side, in interleaved rounds, on one GPU machine.
 #   DEFS: STEP_DEFS with commas for spaces (-DBODIES_PER_LANE=18,-DWARPS=2), or - for none, or src=FILE to
 #   build FILE in place of step09_newton/nbody.cu (a control: the source of another commit).
-# Each build: registers and spills (ptxas), the force kernel's SASS under OUT/sass/ (counted, not kept),
+# Each build: registers and spills (ptxas), the force kernel's SASS counted and hashed (one hash, one code),
 # validated at N = 4099 S = 3 (random masses) and N = 1000 S = 2 (collision), then NEWTON_AB_ROUNDS (3)
 # rounds over NEWTON_AB_N (131072 1048576), every build once per round, so that the machine's drift
 # lands on all of them alike. Rows in OUT/newton-ab.csv (tag ab-rK); the summary is each build's median
-# over the rounds. NEWTON_AB_NCU="LABEL ...": ncu's issue rate and instructions per interaction at N = 131072.
+# over the rounds (unvalidated runs unless NEWTON_AB_VALIDATE=1). NEWTON_AB_NCU="LABEL ...": ncu's issue rate
+# and instructions per interaction at N = 131072.
 set -u -o pipefail
 [ $# -ge 2 ] || { echo "usage: report/explore/newton-ab.sh OUT \"LABEL:DEFS ...\"" >&2; exit 2; }
 mkdir -p "$1" || exit 2
@@ -57,11 +58,13 @@ for kv in $builds; do
     done
 done
 
+check="--validate off" # NEWTON_AB_VALIDATE=1: every timed run validated first (against the cached fp64 reference)
+[ "${NEWTON_AB_VALIDATE:-0}" = 1 ] && check="--ref-cache $cache"
 for r in $(seq 1 "${NEWTON_AB_ROUNDS:-3}"); do
     for n in ${NEWTON_AB_N:-131072 1048576}; do
         steps=$(awk -v n="$n" 'BEGIN { k = int(0.2 * 3000e9 / (n * n) + 0.5); print k < 1 ? 1 : k }')
         for kv in $builds; do
-            "$(exe_of "${kv%%:*}")" -q -n "$n" --steps "$steps" --repeat 3 --validate off --csv "$csv" --tag "ab-r$r" ||
+            "$(exe_of "${kv%%:*}")" -q -n "$n" --steps "$steps" --repeat 3 $check --csv "$csv" --tag "ab-r$r" ||
                 fails=$((fails + 1))
         done
     done
