@@ -93,7 +93,8 @@ reason_kept() { # a line about a very long path still ends with its reason
 # A signal case: start the program, stop it the moment the temporary of out.nbs appears (it is then in
 # the middle of writing it), send it SIG, let it go on. Sets rc; sets why if the write was not caught.
 interrupt_write() { # PROG ARGS...
-    env "${case_env[@]}" "$@" > stdout.txt 2> stderr.txt &
+    # --default-signal: a signal ignored where the tests started (nohup ignores SIGHUP) is ignored by the step too
+    env --default-signal="$sig" "${case_env[@]}" "$@" > stdout.txt 2> stderr.txt &
     local pid=$! caught=0 state=
     local deadline=$((SECONDS + limit))
     while kill -0 "$pid" 2> /dev/null && [ $SECONDS -lt $deadline ]; do
