@@ -93,7 +93,7 @@ reason_kept() { # a line about a very long path still ends with its reason
 # A signal case: start the program, stop it the moment the temporary of out.nbs appears (it is then in
 # the middle of writing it), send it SIG, let it go on. Sets rc; sets why if the write was not caught.
 interrupt_write() { # PROG ARGS...
-    # --default-signal: a signal ignored where the tests started (nohup ignores SIGHUP) is ignored by the step too
+    # --default-signal: a signal ignored where the tests started (nohup ignores SIGHUP) would stay ignored in the step
     env --default-signal="$sig" "${case_env[@]}" "$@" > stdout.txt 2> stderr.txt &
     local pid=$! caught=0 state=
     local deadline=$((SECONDS + limit))
