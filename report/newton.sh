@@ -69,8 +69,8 @@ if has validate; then
     grep '^FAIL' "$log"
 fi
 
-# steps for about 0.2 s of loop at a guessed rate (G int/s)
-steps_for() { awk -v n="$1" -v r="$2" 'BEGIN { k = int(0.2 * r * 1e9 / (n * n) + 0.5); print k < 1 ? 1 : k }'; }
+# shellcheck source=report/newton-lib.sh
+. report/newton-lib.sh # steps_for N RATE, pairs_resources LOG
 
 if has time; then
     say "time: step06, step09, step09 --deterministic"
@@ -122,8 +122,7 @@ if has knobs; then
         label=${kv%%:*}
         exe=$build/var/$label/bin/step09_newton
         [ -x "$exe" ] || { echo "$label: did not build ($(grep -m1 -E 'error' "$build/var-$label.log"))"; fails=$((fails + 1)); continue; }
-        regs=$(awk '/entry function .*pairs/ { f = 1 } f && /Used [0-9]+ registers/ { print $5; exit }' "$build/var-$label.log")
-        spill=$(awk '/entry function .*pairs/ { f = 1 } f && /spill stores/ { print $5 "+" $9; exit }' "$build/var-$label.log")
+        read -r regs spill <<< "$(pairs_resources "$build/var-$label.log")"
         echo "$label: pairs uses ${regs:-?} registers, ${spill:-?} bytes of spill stores+loads"
         "$exe" -q --validate-only -n 4099 -S 3 --masses random --ref-cache "$cache" > /dev/null 2>&1 || { echo "$label: FAILED validation"; fails=$((fails + 1)); continue; }
         for n in ${NEWTON_KNOBS_N:-4096 16384 131072 1048576}; do

@@ -24,6 +24,8 @@ csv=$out/newton-ab.csv
 rm -f "$csv"
 fails=0
 exe_of() { echo "$root/build/ab/$1/bin/step09_newton"; }
+# shellcheck source=report/newton-lib.sh
+. report/newton-lib.sh # steps_for N RATE, pairs_resources LOG
 
 for kv in $builds; do
     label=${kv%%:*} defs=${kv#*:}
@@ -43,8 +45,7 @@ for kv in $builds; do
     label=${kv%%:*}
     exe=$(exe_of "$label")
     [ -x "$exe" ] || { echo "$label: did not build ($(grep -m1 error "build/ab-$label.log"))"; fails=$((fails + 1)); continue; }
-    regs=$(awk '/entry function .*pairs/ { f = 1 } f && /Used [0-9]+ registers/ { print $5; exit }' "build/ab-$label.log")
-    spill=$(awk '/entry function .*pairs/ { f = 1 } f && /spill stores/ { print $5 "+" $9; exit }' "build/ab-$label.log")
+    read -r regs spill <<< "$(pairs_resources "build/ab-$label.log")"
     sass=$(cuobjdump -sass "$root/build/ab/$label/obj/step09_newton/nbody.o" 2>/dev/null |
         awk '/Function : .*pairs/ { f = 1; next } /Function :/ { f = 0 } f' | grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[^;]*' | sed 's|^ */\*[0-9a-f]*\*/ *||')
     echo "$label: ${regs:-?} registers, ${spill:-?} bytes spilled, $(printf '%s\n' "$sass" | grep -c .) SASS instructions (hash $(printf '%s\n' "$sass" | md5sum | cut -c1-8))"
@@ -62,7 +63,7 @@ check="--validate off" # NEWTON_AB_VALIDATE=1: every timed run validated first (
 [ "${NEWTON_AB_VALIDATE:-0}" = 1 ] && check="--ref-cache $cache"
 for r in $(seq 1 "${NEWTON_AB_ROUNDS:-3}"); do
     for n in ${NEWTON_AB_N:-131072 1048576}; do
-        steps=$(awk -v n="$n" 'BEGIN { k = int(0.2 * 3000e9 / (n * n) + 0.5); print k < 1 ? 1 : k }')
+        steps=$(steps_for "$n" 3000)
         for kv in $builds; do
             "$(exe_of "${kv%%:*}")" -q -n "$n" --steps "$steps" --repeat 3 $check --csv "$csv" --tag "ab-r$r" ||
                 fails=$((fails + 1))
