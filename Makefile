@@ -76,7 +76,7 @@ $(BUILD)/gen/version.h: FORCE
 FORCE:
 
 # ---- common/: libnbody.a, and the two platforms --------------------------------------------
-COMMON_SRC := cli.c comm_single.c features.c init.c progress.c reference.c replace.c results.c rng.c sha256.c sink.c snapshot.c state.c timing.c util.c validate.c
+COMMON_SRC := cli.c comm_single.c features.c init.c progress.c reference.c replace.c results.c rng.c sha256.c sink.c snapshot.c state.c timing.c util.c validate.c variant.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/common/%.o)
 LIBNBODY := $(BUILD)/lib/libnbody.a
 

@@ -17,7 +17,10 @@
 #include "timing.h"
 #include "util.h"
 #include "validate.h"
+#include "variant.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <signal.h>
@@ -57,8 +60,15 @@
 #define NB_SAMPLE_BODIES 4096
 /* A tree step is also checked at theta = 0 (every pair, exact limits) while S*N^2 is at most this. */
 #define NB_TREE_EXACT_PAIRS ((uint64_t)1 << 34)
-/* eps = 0 is carried as this eps^2 in float32, so the j = i term stays 0 * finite (see README). */
+/* Every timed repeat's final state is checked against the fp64 reference while S*N^2*steps is at most
+ * this (the grader's ladder run, N = 65536 for 10 steps, is 2^35.3); beyond, only for finiteness. */
+#define NB_TIMED_CHECK_PAIRS ((uint64_t)1 << 36)
+/* eps = 0 is carried as this eps^2 in float32 and in the reference alike, so the j = i term stays
+ * 0 * finite and both sides compute the same force (see README). */
 #define NB_EPS2_FLOOR 1e-24f
+/* What float32 must hold with room to spare: the largest term a step forms is m / eps^3 (the j = i term
+ * before it is multiplied by 0), a body's acceleration is at most about M / eps^2. */
+#define NB_FLOAT_ROOM (FLT_MAX / 16.0)
 
 typedef struct harness {
     nb_options o;
@@ -81,17 +91,43 @@ static uint64_t pairs_of(const nb_state *s, uint64_t factor)
 
 /* ---- the fp64 reference, with an optional cache ------------------------------------------ */
 
-/* DIR/<kind>-<hash of everything the result depends on>.nbs */
-static void cache_path(const harness *h, const char *kind, uint64_t steps, double dt, char *path, size_t len)
+/* DIR/<kind>-<hash of key>.nbs, where the key names everything the result depends on. */
+static void cache_key(const harness *h, const char *kind, uint64_t steps, double dt, char *key, size_t len)
 {
-    char key[512], digest[65];
-    snprintf(key, sizeof key, "v2 %s state=%s S=%zu N=%zu eps2=%a dt=%a steps=%llu", kind, h->initial_sha,
+    snprintf(key, len, "v3 %s state=%s S=%zu N=%zu eps2=%a dt=%a steps=%llu", kind, h->initial_sha,
              h->initial.systems, h->initial.bodies, h->eps2, dt, (unsigned long long)steps);
+}
+
+static void cache_path(const harness *h, const char *key, const char *kind, char *path, size_t len)
+{
+    char digest[65];
     nb_sha256 sha;
     nb_sha256_init(&sha);
     nb_sha256_update(&sha, key, strlen(key));
     nb_sha256_hex(&sha, digest);
     snprintf(path, len, "%s/%s-%.32s.nbs", h->o.ref_cache, kind, digest);
+}
+
+/* The binding of a cache file: SHA-256 of its key and of every byte of the file. The reference writes
+ * it beside the file (PATH.key) after the file; a file without it, or whose bytes or key differ (a
+ * step's snapshot copied there, an old cache, another run's), is not the reference's. "" if unreadable. */
+static void cache_binding(const char *path, const char *key, char out[65])
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    nb_sha256 sha;
+    nb_sha256_init(&sha);
+    nb_sha256_update(&sha, key, strlen(key) + 1);
+    unsigned char buf[1 << 16];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        nb_sha256_update(&sha, buf, got);
+    const int bad = ferror(f);
+    fclose(f);
+    if (!bad)
+        nb_sha256_hex(&sha, out);
 }
 
 /* A cache file is only a warning when it cannot be used, and said once per run. */
@@ -103,10 +139,31 @@ static void cache_warning(const char *path, const char *why)
                 NB_STEP_NAME, path, why);
 }
 
-/* A cached fp64 state is used only if it is a regular file (a FIFO would block), of the same shape and
- * masses; a cache of accelerations must also hold the exact initial positions, and four bodies drawn
- * at random are recomputed and must agree: a stale, foreign or crafted file is not trusted. */
-static int cache_load(const char *path, const nb_state *initial, double eps2, int is_accel, nb_state64 *out)
+/* Write the reference into the cache, then its binding; a cache that cannot be written is only slower. */
+static void cache_store(const char *path, const char *key, const nb_state64 *ref, double eps, double dt)
+{
+    if (nb_comm_rank() != 0 || nb_snapshot_write64(path, ref, eps, dt) != NB_EXIT_OK)
+        return;
+    char binding[65], keypath[4300];
+    cache_binding(path, key, binding);
+    snprintf(keypath, sizeof keypath, "%s.key", path);
+    nb_replace r;
+    const int fd = binding[0] ? nb_replace_open(&r, keypath) : -1;
+    if (fd < 0)
+        return;
+    const int ok = write(fd, binding, 64) == 64 && close(fd) == 0;
+    if (ok)
+        nb_replace_commit(&r, NULL);
+    else
+        nb_replace_discard(&r);
+}
+
+/* A cached fp64 state is used only if the reference wrote it for exactly this key (its binding holds),
+ * it is a regular file (a FIFO would block) in fp64, of the same shape and masses; a cache of
+ * accelerations must also hold the exact initial positions, and four bodies drawn at random are
+ * recomputed and must agree. Anything else is said once and recomputed. */
+static int cache_load(const char *path, const char *key, const nb_state *initial, double eps2, int is_accel,
+                      nb_state64 *out)
 {
     struct stat st;
     if (stat(path, &st) != 0)
@@ -115,13 +172,29 @@ static int cache_load(const char *path, const nb_state *initial, double eps2, in
         cache_warning(path, "not a regular file");
         return 0;
     }
+    char keypath[4300], want[65], have[65] = "";
+    snprintf(keypath, sizeof keypath, "%s.key", path);
+    const int kfd = open(keypath, O_RDONLY | O_NONBLOCK);
+    if (kfd >= 0) {
+        struct stat kst;
+        if (fstat(kfd, &kst) == 0 && S_ISREG(kst.st_mode) && read(kfd, have, 64) == 64)
+            have[64] = '\0';
+        else
+            have[0] = '\0';
+        close(kfd);
+    }
+    cache_binding(path, key, want);
+    if (!have[0] || !want[0] || strcmp(have, want) != 0) {
+        cache_warning(path, "the reference did not write it for this input, step count, dt and eps");
+        return 0;
+    }
     nb_snapshot_info info;
     if (nb_snapshot_read64(path, out, &info) != NB_EXIT_OK) {
         cache_warning(path, "unreadable");
         return 0;
     }
     const size_t total = nb_state_count(initial);
-    int ok = out->systems == initial->systems && out->bodies == initial->bodies;
+    int ok = info.precision == 8 && out->systems == initial->systems && out->bodies == initial->bodies;
     for (size_t i = 0; ok && i < total; ++i)
         ok = out->m[i] == (double)initial->m[i] &&
              (!is_accel || (out->x[i] == (double)initial->x[i] && out->y[i] == (double)initial->y[i] &&
@@ -136,10 +209,10 @@ static int cache_load(const char *path, const nb_state *initial, double eps2, in
         }
         nb_ref_accel(out, eps2, pick, 4, a, a + 4, a + 8);
         for (int k = 0; k < 4 && ok; ++k) {
-            const double want = fabs(a[k]) + fabs(a[4 + k]) + fabs(a[8 + k]);
+            const double want_a = fabs(a[k]) + fabs(a[4 + k]) + fabs(a[8 + k]);
             const double err = fabs(a[k] - out->vx[pick[k]]) + fabs(a[4 + k] - out->vy[pick[k]]) +
                                fabs(a[8 + k] - out->vz[pick[k]]);
-            ok = err <= 1e-9 * want + 1e-300;
+            ok = err <= 1e-9 * want_a + 1e-300;
         }
     }
     if (!ok) {
@@ -152,10 +225,11 @@ static int cache_load(const char *path, const nb_state *initial, double eps2, in
 /* Reference accelerations of all bodies, kept in the vx/vy/vz arrays of an fp64 state. */
 static int reference_accel_all(const harness *h, nb_state64 *ref)
 {
-    char path[4200];
+    char key[512], path[4200];
     if (h->o.ref_cache) {
-        cache_path(h, "acc", 0, 0.0, path, sizeof path);
-        if (cache_load(path, &h->initial, h->eps2, 1, ref))
+        cache_key(h, "acc", 0, 0.0, key, sizeof key);
+        cache_path(h, key, "acc", path, sizeof path);
+        if (cache_load(path, key, &h->initial, h->eps2, 1, ref))
             return NB_EXIT_OK;
     }
     if (nb_state64_alloc(ref, h->initial.systems, h->initial.bodies) != NB_EXIT_OK)
@@ -163,17 +237,18 @@ static int reference_accel_all(const harness *h, nb_state64 *ref)
     nb_state64_from(ref, &h->initial);
     nb_progress("fp64 reference accelerations");
     nb_ref_accel(ref, h->eps2, NULL, 0, ref->vx, ref->vy, ref->vz);
-    if (h->o.ref_cache && nb_comm_rank() == 0)
-        nb_snapshot_write64(path, ref, sqrt(h->eps2), 0.0); /* a cache that cannot be written is only slower */
+    if (h->o.ref_cache)
+        cache_store(path, key, ref, sqrt(h->eps2), 0.0);
     return NB_EXIT_OK;
 }
 
 static int reference_state(const harness *h, uint64_t steps, double dt, nb_state64 *ref)
 {
-    char path[4200];
+    char key[512], path[4200];
     if (h->o.ref_cache) {
-        cache_path(h, "state", steps, dt, path, sizeof path);
-        if (cache_load(path, &h->initial, h->eps2, 0, ref))
+        cache_key(h, "state", steps, dt, key, sizeof key);
+        cache_path(h, key, "state", path, sizeof path);
+        if (cache_load(path, key, &h->initial, h->eps2, 0, ref))
             return NB_EXIT_OK;
     }
     if (nb_state64_alloc(ref, h->initial.systems, h->initial.bodies) != NB_EXIT_OK)
@@ -184,12 +259,15 @@ static int reference_state(const harness *h, uint64_t steps, double dt, nb_state
         nb_state64_free(ref);
         return NB_EXIT_ERROR;
     }
-    if (h->o.ref_cache && nb_comm_rank() == 0)
-        nb_snapshot_write64(path, ref, sqrt(h->eps2), dt);
+    if (h->o.ref_cache)
+        cache_store(path, key, ref, sqrt(h->eps2), dt);
     return NB_EXIT_OK;
 }
 
 /* ---- validation ----------------------------------------------------------------------- */
+
+static int refuse_reference_out_of_range(const double *const v[], int fields, const size_t *index, size_t count,
+                                         const char *what, size_t bodies);
 
 /* A deterministic sample: the first and last body of every system, the rest drawn at random. */
 static size_t *sample_bodies(const nb_state *s, uint64_t seed, size_t *count)
@@ -251,6 +329,16 @@ static int validate_run(harness *h, const nb_run *run, double theta, nb_check *c
         nb_state64_free(&wide);
     }
 
+    /* What float32 cannot hold is refused before the step runs: it would be blamed for it. */
+    const double *const want_acc[3] = {full ? ref_all.vx : ref_acc, full ? ref_all.vy : ref_acc + count,
+                                       full ? ref_all.vz : ref_acc + 2 * count};
+    if (refuse_reference_out_of_range(want_acc, 3, index, count, "acceleration", init->bodies) != NB_EXIT_OK) {
+        nb_state64_free(&ref_all);
+        free(ref_acc);
+        free(index);
+        return NB_EXIT_ERROR;
+    }
+
     /* What the step says: one step from rest with dt = 1 leaves v = a and x = x0 + a. */
     nb_state trial;
     int rc = nb_state_alloc(&trial, init->systems, init->bodies);
@@ -273,6 +361,12 @@ static int validate_run(harness *h, const nb_run *run, double theta, nb_check *c
         nb_state64 ref_state;
         const double dt = fmin(h->o.dt, NB_CHECK_DT);
         rc = reference_state(h, NB_CHECK_STEPS, dt, &ref_state);
+        if (rc == NB_EXIT_OK) {
+            const double *const want_state[6] = {ref_state.x, ref_state.y, ref_state.z, ref_state.vx, ref_state.vy, ref_state.vz};
+            rc = refuse_reference_out_of_range(want_state, 6, NULL, nb_state_count(init), "state after a few steps", init->bodies);
+            if (rc != NB_EXIT_OK)
+                nb_state64_free(&ref_state);
+        }
         if (rc == NB_EXIT_OK) {
             nb_progress("validating: state after a few steps");
             rc = nb_trial_state(nb_step_run, run, init, (float)dt, &trial);
@@ -399,6 +493,91 @@ static int reject_coincident(const nb_state *s)
     return NB_EXIT_OK;
 }
 
+/* A correct float32 step is never blamed for what float32 cannot hold: such an input is refused here,
+ * before any step runs, with one line naming what is out of range (exit 2). */
+static int refuse_out_of_float_range(const nb_state *s, float eps2)
+{
+    const size_t n = s->bodies;
+    const double soft = (double)eps2, soft3 = soft * sqrt(soft);
+    for (size_t sys = 0; sys < s->systems; ++sys) {
+        double m_max = 0.0, m_sum = 0.0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (size_t i = sys * n; i < (sys + 1) * n; ++i) {
+            const double m = s->m[i], p[3] = {s->x[i], s->y[i], s->z[i]};
+            if (m != 0.0 && m < FLT_MIN) {
+                nb_error("body %zu of system %zu has mass %g, below float32's normal range (%g): float32 steps "
+                         "flush it to zero; use masses of 0 or at least %g", i - sys * n, sys, m, FLT_MIN, FLT_MIN);
+                return NB_EXIT_ERROR;
+            }
+            m_max = fmax(m_max, m);
+            m_sum += m;
+            for (int d = 0; d < 3; ++d) {
+                lo[d] = fmin(lo[d], p[d]);
+                hi[d] = fmax(hi[d], p[d]);
+            }
+        }
+        if (m_max / soft3 > NB_FLOAT_ROOM || m_sum / soft > NB_FLOAT_ROOM) {
+            /* the smallest eps with m/eps^3 and M/eps^2 inside the room */
+            const double need = fmax(cbrt(m_max / NB_FLOAT_ROOM), sqrt(m_sum / NB_FLOAT_ROOM));
+            nb_error("system %zu: masses up to %g (total %g) with softening %g make forces of m/eps^3 = %.3g, "
+                     "beyond float32's range (%g); use --eps %.3g or more, or smaller masses",
+                     sys, m_max, m_sum, sqrt(soft), m_max / soft3, FLT_MAX, need * 1.01);
+            return NB_EXIT_ERROR;
+        }
+        /* Distances up to sqrt(3) x the widest span: their squares must stay finite, their inverse cubes
+         * normal (a step forms m r^-3; below FLT_MIN a far pair's pull is flushed to zero). */
+        double span = 0.0;
+        int along = 0;
+        for (int d = 0; d < 3; ++d)
+            if (hi[d] - lo[d] > span) {
+                span = hi[d] - lo[d];
+                along = d;
+            }
+        const double far = span * sqrt(3.0);
+        if (far * far > NB_FLOAT_ROOM || (far > 0.0 && 1.0 / (far * far * far) < 16.0 * FLT_MIN)) {
+            nb_error("system %zu spans %g along %c: the inverse cube of its bodies' distances (down to %g) is below "
+                     "float32's normal range (%g); scale the positions down to spans of at most %g",
+                     sys, span, "xyz"[along], 1.0 / (far * far * far), FLT_MIN, cbrt(1.0 / (16.0 * FLT_MIN)) / sqrt(3.0));
+            return NB_EXIT_ERROR;
+        }
+    }
+    return NB_EXIT_OK;
+}
+
+/* The same rule for what the fp64 reference says a correct step must return: refused (exit 2) if float32
+ * cannot hold it. `what` names it ("acceleration", "state after 10 steps"). */
+static int refuse_reference_out_of_range(const double *const v[], int fields, const size_t *index, size_t count,
+                                         const char *what, size_t bodies)
+{
+    if (fields == 3) { /* accelerations: each system's rms must be a normal float with all its digits */
+        const size_t systems = count ? (index ? index[count - 1] : count - 1) / bodies + 1 : 0;
+        for (size_t sys = 0; sys < systems; ++sys) {
+            double sum2 = 0.0;
+            size_t seen = 0;
+            for (size_t j = 0; j < count; ++j)
+                if ((index ? index[j] : j) / bodies == sys) {
+                    sum2 += v[0][j] * v[0][j] + v[1][j] * v[1][j] + v[2][j] * v[2][j];
+                    ++seen;
+                }
+            const double rms = seen ? sqrt(sum2 / (double)seen) : 0.0;
+            if (rms > 0.0 && rms < 0x1p24 * FLT_MIN) {
+                nb_error("the fp64 reference's %ss of system %zu are about %g, below what float32 holds to full "
+                         "precision (%g); use larger masses or smaller distances", what, sys, rms, 0x1p24 * FLT_MIN);
+                return NB_EXIT_ERROR;
+            }
+        }
+    }
+    for (int k = 0; k < fields; ++k)
+        for (size_t j = 0; j < count; ++j)
+            if (!(fabs(v[k][j]) <= NB_FLOAT_ROOM)) {
+                const size_t i = index ? index[j] : j;
+                nb_error("the fp64 reference's %s of body %zu of system %zu is %g, beyond float32's range (%g): "
+                         "use a larger --eps, a smaller --dt, or fewer --steps", what, i % bodies, i / bodies,
+                         v[k][j], FLT_MAX);
+                return NB_EXIT_ERROR;
+            }
+    return NB_EXIT_OK;
+}
+
 static int setup(harness *h)
 {
     nb_options *o = &h->o;
@@ -444,11 +623,11 @@ static int setup(harness *h)
         bodies = h->initial.bodies;
     }
 
-    /* Memory, before allocating: host copies (initial, work, trial, queued snapshots) and the fp64
-     * reference; on the GPU the state twice over (the steps' buffers and scratch). */
+    /* Memory, before allocating: host copies (initial, work, result, back, trial, queued snapshots) and
+     * the fp64 references; on the GPU the state twice over (the steps' buffers and scratch). */
     uint64_t total = systems * bodies, host = 0, dev = 0, tmp;
     const uint64_t fp32 = total * NB_FIELDS * sizeof(float), fp64 = total * NB_FIELDS * sizeof(double);
-    if (nb_mul_overflows(fp32, 6, &host) || nb_mul_overflows(fp32, 2, &dev) || __builtin_add_overflow(host, fp64, &tmp)) {
+    if (nb_mul_overflows(fp32, 8, &host) || nb_mul_overflows(fp32, 2, &dev) || __builtin_add_overflow(host, 2 * fp64, &tmp)) {
         nb_error("%llu bodies do not fit in memory", (unsigned long long)total);
         return NB_EXIT_ERROR;
     }
@@ -482,10 +661,14 @@ static int setup(harness *h)
     nb_sha256_hex(&sha, h->initial_sha);
 
     h->eps2 = o->eps * o->eps;
-    float eps2 = (float)h->eps2;
+    const float eps2 = (float)h->eps2;
     h->run.steps = o->steps;
     h->run.dt = (float)o->dt;
     h->run.eps2 = eps2 > NB_EPS2_FLOOR ? eps2 : NB_EPS2_FLOOR;
+    if (!(eps2 > NB_EPS2_FLOOR)) /* the reference computes the force the step can: with the same floor */
+        h->eps2 = (double)h->run.eps2;
+    if ((rc = refuse_out_of_float_range(&h->initial, h->run.eps2)) != NB_EXIT_OK)
+        return rc;
     h->run.block = o->block;
     h->run.gpus = o->gpus;
     h->run.no_overlap = o->no_overlap;
@@ -493,6 +676,7 @@ static int setup(harness *h)
     h->run.deterministic = o->deterministic;
     h->run.theta = o->theta >= 0.0 ? (float)o->theta : NB_THETA_DEFAULT;
     h->run.info = &h->info;
+    h->run.clock = &h->clock; /* every run has one: a step cannot tell the checked runs from the timed ones */
     return NB_EXIT_OK;
 }
 
@@ -523,6 +707,7 @@ static void fill_result(const harness *h, nb_result *r, const nb_check *c, const
     r->acc_max = c->acc_done ? c->acc_max : -1.0;
     r->state_pos = c->state_done ? c->pos_max : -1.0;
     r->state_vel = c->state_done ? c->vel_max : -1.0;
+    r->timed_change = r->timed_state = -1.0; /* the timed runs' check, filled in where it ran */
     r->checked = c->compared;
     r->pass = pass;
     r->device = nb_platform_device();
@@ -590,15 +775,36 @@ static int run_main(int argc, char **argv)
         return NB_EXIT_ERROR;
     }
 
-    static nb_state work;
-    if ((rc = nb_state_alloc(&work, init->systems, init->bodies)) != NB_EXIT_OK)
+    /* `work` is what the step runs on; `result` the first repeat's final state, which --output,
+     * --diagnostics and the checks read. */
+    static nb_state work, result, back; /* back: a later repeat's final state, mapped back */
+    if ((rc = nb_state_alloc(&work, init->systems, init->bodies)) != NB_EXIT_OK ||
+        (rc = nb_state_alloc(&result, init->systems, init->bodies)) != NB_EXIT_OK)
         return rc;
-    nb_state_copy(&work, init);
+    nb_state_copy(&result, init);
     nb_diag before, after;
     if (o->diagnostics && (rc = diagnostics(&h, init, &before)) != NB_EXIT_OK)
         return rc;
 
-    /* Then fast: one untimed warm-up step, then the median of the repeats. */
+    /* Check what is timed: every repeat's final state against the fp64 reference of the same run. */
+    static nb_state64 timed_ref;
+    const int check_timed = o->steps > 0 && (o->validate == NB_VALIDATE_FULL ||
+                                             (o->validate == NB_VALIDATE_AUTO && pairs_of(init, o->steps) <= NB_TIMED_CHECK_PAIRS));
+    if (check_timed) {
+        if ((rc = reference_state(&h, o->steps, o->dt, &timed_ref)) != NB_EXIT_OK)
+            return rc;
+        const double *const want[6] = {timed_ref.x, timed_ref.y, timed_ref.z, timed_ref.vx, timed_ref.vy, timed_ref.vz};
+        char what[64];
+        snprintf(what, sizeof what, "state after %llu steps", (unsigned long long)o->steps);
+        if ((rc = refuse_reference_out_of_range(want, 6, NULL, nb_state_count(init), what, init->bodies)) != NB_EXIT_OK)
+            return rc;
+        nb_progress_done();
+    }
+    nb_check timed;
+    nb_check_init(&timed);
+
+    /* Then fast: one untimed warm-up step, then the median of the repeats. Repeat 0 runs the problem
+     * as it is, each later one (and the warm-up) an exact variant of it (variant.h). */
     static double *e2e, *loop;
     e2e = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
     loop = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
@@ -606,17 +812,22 @@ static int run_main(int argc, char **argv)
         return NB_EXIT_ERROR;
     nb_snapshot_sink *sink = NULL;
     if (o->steps > 0) {
+        nb_variant variant;
         nb_progress("warm-up");
+        nb_variant_pick(&variant, o->repeat, init->bodies);
+        nb_variant_apply(&variant, init, &work);
         if ((rc = run_steps(&h, &work, 1, NULL)) != NB_EXIT_OK)
             return rc;
         if (o->snapshot_dir && !(sink = nb_sink_open(o->snapshot_dir, o->eps, o->dt)))
             return NB_EXIT_ERROR;
-        h.run.clock = &h.clock;
         for (uint64_t r = 0; r < o->repeat; ++r) {
             char phase[64];
             snprintf(phase, sizeof phase, "repeat %llu/%llu", (unsigned long long)r + 1, (unsigned long long)o->repeat);
             nb_progress(phase);
-            nb_state_copy(&work, init);
+            nb_variant_pick(&variant, r, init->bodies);
+            nb_variant_apply(&variant, init, &work);
+            if (sink)
+                nb_sink_present(sink, &variant);
             h.clock.elapsed = 0.0;
             const double t0 = nb_now();
             rc = run_steps(&h, &work, o->steps, sink);
@@ -628,24 +839,70 @@ static int run_main(int argc, char **argv)
                 nb_sink_close(sink);
                 return rc;
             }
+            if (r == 0)
+                nb_variant_undo(&variant, &work, &result);
+            if (!check_timed)
+                continue;
+            /* This repeat's final state, mapped back to the problem as it is (in `work`'s place for r > 0). */
+            nb_state *final = &result;
+            if (r > 0) {
+                if (!back.x && (rc = nb_state_alloc(&back, init->systems, init->bodies)) != NB_EXIT_OK)
+                    return rc;
+                nb_variant_undo(&variant, &work, &back);
+                final = &back;
+            }
+            nb_progress("checking the timed run against fp64");
+            nb_check c;
+            nb_check_init(&c);
+            if (!strcmp(NB_STEP_CHECK, "tree") && h.run.theta > 0.0f)
+                nb_check_tree_limits(&c, h.run.theta);
+            if ((rc = nb_check_timed(&c, init, final, &timed_ref, o->steps, o->dt)) != NB_EXIT_OK)
+                return rc;
+            const int worst = !timed.acc_done || !(c.acc_max <= timed.acc_max) || !(c.pos_max <= timed.pos_max) ||
+                              !(c.vel_max <= timed.vel_max) || c.nonfinite;
+            if (worst)
+                timed = c;
+            if (!nb_check_passed(&c)) {
+                nb_sink_close(sink);
+                fprintf(stderr, "%s: timed run %llu of %llu FAIL: its final state after %llu steps is not the fp64 "
+                        "reference's (a step must do the same work, every step asked for, whether it is timed or not)\n",
+                        NB_STEP_NAME, (unsigned long long)r + 1, (unsigned long long)o->repeat,
+                        (unsigned long long)o->steps);
+                nb_check_print(stderr, &c, init->bodies);
+                if (o->csv && nb_comm_rank() == 0) {
+                    nb_result row;
+                    fill_result(&h, &row, &check, "FAIL");
+                    row.timed_change = c.acc_max;
+                    row.timed_state = fmax(c.pos_max, c.vel_max);
+                    if (nb_results_append(o->csv, &row) != NB_EXIT_OK)
+                        return NB_EXIT_ERROR;
+                }
+                return NB_EXIT_MISMATCH;
+            }
         }
         nb_progress_done();
         if ((rc = nb_sink_close(sink)) != NB_EXIT_OK)
             return rc;
+        if (check_timed && !o->quiet) {
+            printf("  the timed runs (worst of %llu, checked against fp64):\n", (unsigned long long)o->repeat);
+            nb_check_print(stdout, &timed, init->bodies);
+        }
     }
 
-    /* The final state is checked for NaN before anything is written. */
+    /* The final state is checked for NaN before anything is written. Where it was checked against the
+     * reference above, it is finite; beyond that size, nothing says whether float32 or the step failed. */
     for (int k = 0; k < NB_FIELDS - 1; ++k) {
-        const float *f = nb_state_field(&work, k);
-        for (size_t i = 0; i < nb_state_count(&work); ++i)
+        const float *f = nb_state_field(&result, k);
+        for (size_t i = 0; i < nb_state_count(&result); ++i)
             if (!isfinite(f[i])) {
-                nb_error("body %zu of system %zu is not finite after %llu steps (try a smaller --dt or larger --eps)",
-                         i % work.bodies, i / work.bodies, (unsigned long long)o->steps);
-                return NB_EXIT_MISMATCH;
+                nb_error("body %zu of system %zu is not finite after %llu steps: float32 overflowed (try a smaller "
+                         "--dt or larger --eps), or the step is wrong; no fp64 reference of the run is affordable at "
+                         "this size to tell which", i % result.bodies, i / result.bodies, (unsigned long long)o->steps);
+                return NB_EXIT_ERROR;
             }
     }
     if (o->diagnostics) {
-        if ((rc = diagnostics(&h, &work, &after)) != NB_EXIT_OK)
+        if ((rc = diagnostics(&h, &result, &after)) != NB_EXIT_OK)
             return rc;
         print_diag("before", &before);
         print_diag("after ", &after);
@@ -657,7 +914,7 @@ static int run_main(int argc, char **argv)
     /* --output is written now but renamed into place last, after the results row: a run that exits 2
      * because the row could not be appended leaves no new --output (and an old one as it was). */
     nb_replace output = {0};
-    if (o->output && nb_comm_rank() == 0 && (rc = nb_snapshot_stage(&output, o->output, &work, o->eps, o->dt)) != NB_EXIT_OK)
+    if (o->output && nb_comm_rank() == 0 && (rc = nb_snapshot_stage(&output, o->output, &result, o->eps, o->dt)) != NB_EXIT_OK)
         return rc;
     if (o->steps > 0) {
         const double interactions = (double)init->systems * (double)init->bodies * (double)init->bodies * (double)o->steps;
@@ -672,6 +929,10 @@ static int run_main(int argc, char **argv)
         r.ginteractions_s = r.kernel_s > 0.0 ? interactions / r.kernel_s * 1e-9 : -1.0;
         r.gflops = r.ginteractions_s > 0.0 ? r.ginteractions_s * NB_FLOPS_PER_INTERACTION : -1.0;
         r.clock_mhz = nb_platform_clock_mhz();
+        if (check_timed) {
+            r.timed_change = timed.acc_max;
+            r.timed_state = fmax(timed.pos_max, timed.vel_max);
+        }
         if (!o->quiet) {
             printf("  time loop %.4g ms (median of %llu, min %.4g, max %.4g), end to end %.4g ms\n", 1e3 * r.kernel_s,
                    (unsigned long long)o->repeat, 1e3 * r.kernel_min_s, 1e3 * r.kernel_max_s, 1e3 * r.e2e_s);
@@ -692,6 +953,9 @@ static int run_main(int argc, char **argv)
     free(e2e);
     free(loop);
     nb_state_free(&work);
+    nb_state_free(&result);
+    nb_state_free(&back);
+    nb_state64_free(&timed_ref);
     nb_state_free(&h.initial);
     return NB_EXIT_OK;
 }

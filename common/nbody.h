@@ -48,7 +48,7 @@ typedef struct nb_run {
     float theta;             /* --theta: opening angle (steps with NB_FEATURE_THETA; NB_THETA_DEFAULT if not given) */
     uint64_t snapshot_every; /* steps between trajectory snapshots, 0 = none (only steps that say so) */
     struct nb_snapshot_sink *sink;
-    struct nb_clock *clock;  /* NULL: not timed */
+    struct nb_clock *clock;  /* the region's clock (nb_region_begin/end): every run has one, checked or timed */
     nb_run_info *info;       /* never NULL */
 } nb_run;
 

@@ -14,7 +14,7 @@ extern "C" {
 #define NB_RESULTS_HEADER                                                                          \
     "step,name,build,tag,model,masses,systems,bodies,steps,dt,eps,seed,repeat,"                      \
     "e2e_s,e2e_min_s,e2e_max_s,kernel_s,kernel_min_s,kernel_max_s,ginteractions_s,gflops,"          \
-    "acc_rms,acc_max,state_pos,state_vel,checked,pass,device,gpus,threads,block,clock_mhz,config,date,commit"
+    "acc_rms,acc_max,state_pos,state_vel,timed_change,timed_state,checked,pass,device,gpus,threads,block,clock_mhz,config,date,commit"
 
 typedef struct nb_result {
     const char *step, *name, *build, *tag, *model, *masses;
@@ -24,6 +24,8 @@ typedef struct nb_result {
     double kernel_s, kernel_min_s, kernel_max_s; /* the time loop alone (nb_region_*) */
     double ginteractions_s, gflops;              /* from kernel_s */
     double acc_rms, acc_max, state_pos, state_vel; /* negative: not measured (empty field) */
+    double timed_change, timed_state;            /* the timed repeats' worst errors against fp64 (validate.h,
+                                                    nb_check_timed): velocity change, state; negative: unchecked */
     uint64_t checked;
     const char *pass;                            /* PASS, FAIL or UNCHECKED */
     const char *device;
@@ -35,6 +37,9 @@ typedef struct nb_result {
 /* Append a row to `path`, writing the header first if the file is new or empty; refuse a file whose
  * header differs. One write(2) with O_APPEND, so concurrent runs do not interleave. 0 or NB_EXIT_ERROR. */
 int nb_results_append(const char *path, const nb_result *r);
+
+/* The row `r` as nb_results_append writes it, without its newline (malloc'd; NULL if it does not fit). */
+char *nb_results_row(const nb_result *r);
 
 /* Before a run: refuse now, with the same line, a file nb_results_append would refuse at the end
  * (nb_output_check, or another header). 0 or NB_EXIT_ERROR. */

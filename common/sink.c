@@ -4,6 +4,7 @@
 #include "comm.h"
 #include "snapshot.h"
 #include "util.h"
+#include "variant.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@ struct nb_snapshot_sink {
     int stop, failed;
     nb_state spare[SPARES]; /* written copies kept for the next push: no allocation, no page faults */
     size_t spares;
+    nb_variant variant;     /* the run's presentation of the problem: mapped back before writing */
 };
 
 static void *writer(void *arg)
@@ -91,6 +93,7 @@ nb_snapshot_sink *nb_sink_open(const char *dir, double eps, double dt)
     snprintf(s->dir, sizeof s->dir, "%s", dir);
     s->eps = eps;
     s->dt = dt;
+    nb_variant_pick(&s->variant, 0, 0);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->changed, NULL);
     if (pthread_create(&s->thread, NULL, writer, s) != 0) {
@@ -117,7 +120,7 @@ int nb_sink_push(nb_snapshot_sink *s, const nb_state *view)
     pthread_mutex_unlock(&s->lock);
     if (!copy.x && nb_state_alloc(&copy, view->systems, view->bodies) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
-    nb_state_copy(&copy, view);
+    nb_variant_undo(&s->variant, view, &copy);
     pthread_mutex_lock(&s->lock);
     while (s->count == QUEUE && !s->failed)
         pthread_cond_wait(&s->changed, &s->lock);
@@ -134,6 +137,8 @@ int nb_sink_push(nb_snapshot_sink *s, const nb_state *view)
     }
     return NB_EXIT_OK;
 }
+
+void nb_sink_present(nb_snapshot_sink *s, const nb_variant *v) { s->variant = *v; }
 
 int nb_sink_flush(nb_snapshot_sink *s)
 {

@@ -3,6 +3,7 @@
 #define NB_SINK_H
 
 #include "nbody.h"
+#include "variant.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +17,9 @@ nb_snapshot_sink *nb_sink_open(const char *dir, double eps, double dt);
 int nb_sink_check(const char *dir);
 /* Queue a copy of `view` (blocks while three are already waiting). 0 or NB_EXIT_ERROR. */
 int nb_sink_push(nb_snapshot_sink *sink, const nb_state *view);
+/* The states pushed from now on are of variant v of the problem (variant.h): each is mapped back
+ * before it is written. A new sink writes them as they come (the identity). */
+void nb_sink_present(nb_snapshot_sink *sink, const nb_variant *v);
 /* Wait for every queued file; 0, or NB_EXIT_ERROR if any write failed. */
 int nb_sink_flush(nb_snapshot_sink *sink);
 /* Flush and free. 0 or NB_EXIT_ERROR. */

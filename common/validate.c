@@ -11,6 +11,7 @@ void nb_check_init(nb_check *c)
 {
     memset(c, 0, sizeof *c);
     c->tol_state = NB_TOL_STATE;
+    c->state_steps = NB_CHECK_STEPS;
 }
 
 void nb_check_tree_limits(nb_check *c, double theta)
@@ -47,13 +48,28 @@ static void scan_finite(nb_check *c, const nb_state *s)
     }
 }
 
-int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, const size_t *index,
-                   size_t count, const double *ax, const double *ay, const double *az)
+/* What a comparison of vectors reads: the step's vector of body i, and the reference's of the k-th
+ * compared body. The accelerations' check reads v after one step from rest; the timed runs' check
+ * reads each body's velocity change over the run (its mean acceleration times the run's length). */
+typedef struct vectors {
+    const nb_state *before, *after;
+    const double *want[3]; /* [k] */
+    int change;            /* 0: got = after's v; 1: got = after's v - before's v ... */
+    double kicks;          /* ... rounded once per kick: that much is forgiven (2^-23 |v| a kick) */
+} vectors;
+
+static void got_of(const vectors *v, size_t i, double got[3])
 {
-    const size_t n = before->bodies, systems = before->systems;
-    if (!index)
-        count = systems * n;
-    /* Each system's rms |a| sets the floor under small accelerations. */
+    const float *a[3] = {v->after->vx, v->after->vy, v->after->vz}, *b[3] = {v->before->vx, v->before->vy, v->before->vz};
+    for (int d = 0; d < 3; ++d)
+        got[d] = v->change ? (double)a[d][i] - (double)b[d][i] : a[d][i];
+}
+
+/* Relative errors body by body, each over max(|want|, NB_ACC_FLOOR x its system's rms |want|), into
+ * c->acc_*; with `order`, also the kick-then-drift check of one step from rest with dt = 1. */
+static int compare_vectors(nb_check *c, const vectors *v, const size_t *index, size_t count, int order)
+{
+    const size_t n = v->before->bodies, systems = v->before->systems;
     double *floor_of = (double *)calloc(systems, sizeof(double));
     size_t *seen = (size_t *)calloc(systems, sizeof(size_t));
     if (!floor_of || !seen) {
@@ -64,7 +80,7 @@ int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, c
     }
     for (size_t k = 0; k < count; ++k) {
         const size_t sys = (index ? index[k] : k) / n;
-        floor_of[sys] += ax[k] * ax[k] + ay[k] * ay[k] + az[k] * az[k];
+        floor_of[sys] += v->want[0][k] * v->want[0][k] + v->want[1][k] * v->want[1][k] + v->want[2][k] * v->want[2][k];
         seen[sys] += 1;
     }
     for (size_t s = 0; s < systems; ++s) {
@@ -78,17 +94,18 @@ int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, c
     c->order_max = 0.0;
     for (size_t k = 0; k < count; ++k) {
         const size_t i = index ? index[k] : k;
-        const double want[3] = {ax[k], ay[k], az[k]};
-        const double got[3] = {after->vx[i], after->vy[i], after->vz[i]};
+        const double want[3] = {v->want[0][k], v->want[1][k], v->want[2][k]};
+        double got[3];
+        got_of(v, i, got);
         const double scale = fmax(norm3(want[0], want[1], want[2]), floor_of[i / n]);
-        const double err = norm3(got[0] - want[0], got[1] - want[1], got[2] - want[2]) / scale;
-        /* Kick then drift: x1 = x0 + v1 * 1, rounded once (2^-24 |x1| per component, twice that allowed).
-         * Drift-then-kick leaves x1 = x0: an error of 1. */
-        const double x0[3] = {before->x[i], before->y[i], before->z[i]};
-        const double x1[3] = {after->x[i], after->y[i], after->z[i]};
-        const double rounding = 0x1p-23 * (norm3(x0[0], x0[1], x0[2]) + norm3(x1[0], x1[1], x1[2]));
-        const double slip = norm3(x1[0] - x0[0] - got[0], x1[1] - x0[1] - got[1], x1[2] - x0[2] - got[2]);
-        const double order = (slip > rounding ? slip - rounding : isnan(slip) ? slip : 0.0) / scale;
+        double miss = norm3(got[0] - want[0], got[1] - want[1], got[2] - want[2]);
+        if (v->change) {
+            const nb_state *b = v->before, *a = v->after;
+            const double rounding = 0x1p-23 * v->kicks *
+                                    (norm3(b->vx[i], b->vy[i], b->vz[i]) + norm3(a->vx[i], a->vy[i], a->vz[i]));
+            miss = miss > rounding ? miss - rounding : isnan(miss) ? miss : 0.0;
+        }
+        const double err = miss / scale;
         sum2 += err * err;
         if (worse(err, c->acc_max) || k == 0) {
             c->acc_max = err;
@@ -96,8 +113,18 @@ int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, c
             memcpy(c->acc_got, got, sizeof got);
             memcpy(c->acc_want, want, sizeof want);
         }
-        if (worse(order, c->order_max)) {
-            c->order_max = order;
+        if (!order)
+            continue;
+        /* Kick then drift: x1 = x0 + v1 * 1, rounded once (2^-24 |x1| per component, twice that allowed).
+         * Drift-then-kick leaves x1 = x0: an error of 1. */
+        const nb_state *before = v->before, *after = v->after;
+        const double x0[3] = {before->x[i], before->y[i], before->z[i]};
+        const double x1[3] = {after->x[i], after->y[i], after->z[i]};
+        const double rounding = 0x1p-23 * (norm3(x0[0], x0[1], x0[2]) + norm3(x1[0], x1[1], x1[2]));
+        const double slip = norm3(x1[0] - x0[0] - got[0], x1[1] - x0[1] - got[1], x1[2] - x0[2] - got[2]);
+        const double wrong = (slip > rounding ? slip - rounding : isnan(slip) ? slip : 0.0) / scale;
+        if (worse(wrong, c->order_max)) {
+            c->order_max = wrong;
             c->order_worst = i;
         }
     }
@@ -110,10 +137,17 @@ int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, c
         c->tol_rms = nb_tol_acc_rms(n);
     }
     c->acc_done = 1;
-    scan_finite(c, after);
+    scan_finite(c, v->after);
     free(floor_of);
     free(seen);
     return NB_EXIT_OK;
+}
+
+int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, const size_t *index,
+                   size_t count, const double *ax, const double *ay, const double *az)
+{
+    const vectors v = {before, after, {ax, ay, az}, 0, 0.0};
+    return compare_vectors(c, &v, index, index ? count : before->systems * before->bodies, 1);
 }
 
 /* Per system: the larger of the rms distance from the mean and the rms distance from the origin,
@@ -178,8 +212,7 @@ static nb_run trial_run(const nb_run *tmpl, uint64_t steps, float dt)
     r.steps = steps;
     r.dt = dt;
     r.snapshot_every = 0;
-    r.sink = NULL;
-    r.clock = NULL;
+    r.sink = NULL; /* the clock stays: a step cannot tell a checked run from a timed one by it */
     return r;
 }
 
@@ -199,6 +232,35 @@ int nb_trial_state(nb_step_fn step, const nb_run *tmpl, const nb_state *initial,
     nb_state_copy(trial, initial);
     const nb_run r = trial_run(tmpl, NB_CHECK_STEPS, dt);
     return step(trial, &r);
+}
+
+int nb_check_timed(nb_check *c, const nb_state *initial, const nb_state *got, const nb_state64 *want,
+                   uint64_t steps, double dt)
+{
+    const size_t count = nb_state_count(initial);
+    double *change = (double *)malloc(3 * count * sizeof(double));
+    if (!change) {
+        nb_error("out of host memory for the check of the timed runs");
+        return NB_EXIT_ERROR;
+    }
+    const double *const wv[3] = {want->vx, want->vy, want->vz};
+    const float *const v0[3] = {initial->vx, initial->vy, initial->vz};
+    for (int d = 0; d < 3; ++d)
+        for (size_t i = 0; i < count; ++i)
+            change[d * count + i] = wv[d][i] - (double)v0[d][i];
+    const vectors v = {initial, got, {change, change + count, change + 2 * count}, 1, (double)steps};
+    int rc = compare_vectors(c, &v, NULL, count, 0);
+    free(change);
+    if (rc != NB_EXIT_OK)
+        return rc;
+    rc = nb_check_state(c, got, want);
+    /* Errors in the state grow with the simulated time: the limit is the validation's, for its
+     * NB_CHECK_STEPS steps of min(dt, NB_CHECK_DT), times how much longer this run is. */
+    const double ratio = (double)steps * dt / (NB_CHECK_STEPS * fmin(dt, NB_CHECK_DT));
+    c->tol_state *= ratio > 1.0 ? ratio : 1.0;
+    c->state_steps = steps;
+    c->timed = 1;
+    return rc;
 }
 
 int nb_check_passed(const nb_check *c)
@@ -225,7 +287,13 @@ void nb_check_print(FILE *f, const nb_check *c, size_t bodies)
 {
     if (c->theta > 0.0)
         fprintf(f, "  tolerance class tree at theta = %g (an approximation: common/README.md, Tree codes)\n", c->theta);
-    if (c->acc_done) {
+    if (c->acc_done && c->timed) {
+        fprintf(f, "  velocity change over the run (%zu bodies): rms %.2e (tol %.1e) %s, max %.2e (tol %.1e) %s\n",
+                c->compared, c->acc_rms, c->tol_rms, verdict(c->acc_rms, c->tol_rms), c->acc_max, c->tol_max,
+                verdict(c->acc_max, c->tol_max));
+        if (!(c->acc_max <= c->tol_max))
+            body_line(f, "velocity change", c->acc_worst, bodies, c->acc_got, c->acc_want);
+    } else if (c->acc_done) {
         fprintf(f, "  acceleration (%zu bodies): rms %.2e (tol %.1e) %s, max %.2e (tol %.1e) %s; kick-then-drift %.2e (tol %.0e) %s\n",
                 c->compared, c->acc_rms, c->tol_rms, verdict(c->acc_rms, c->tol_rms), c->acc_max, c->tol_max,
                 verdict(c->acc_max, c->tol_max), c->order_max, NB_TOL_ORDER, verdict(c->order_max, NB_TOL_ORDER));
@@ -236,8 +304,8 @@ void nb_check_print(FILE *f, const nb_check *c, size_t bodies)
                     c->order_worst % bodies, c->order_worst / bodies);
     }
     if (c->state_done) {
-        fprintf(f, "  state after %d steps: positions %.2e %s, velocities %.2e %s (tol %.0e of the system's scale)\n",
-                NB_CHECK_STEPS, c->pos_max, verdict(c->pos_max, c->tol_state), c->vel_max,
+        fprintf(f, "  state after %llu steps: positions %.2e %s, velocities %.2e %s (tol %.1e of the system's scale)\n",
+                (unsigned long long)c->state_steps, c->pos_max, verdict(c->pos_max, c->tol_state), c->vel_max,
                 verdict(c->vel_max, c->tol_state), c->tol_state);
         if (!(c->pos_max <= c->tol_state))
             body_line(f, "position", c->pos_worst, bodies, c->pos_got, c->pos_want);

@@ -48,8 +48,10 @@ typedef struct nb_check {
     double acc_got[3], acc_want[3];
     double order_max;           /* |(x1 - x0) - v1| beyond fp32 rounding, over the same denominator */
     size_t order_worst;
-    /* Positions and velocities after NB_CHECK_STEPS steps. */
+    /* Positions and velocities after state_steps steps (NB_CHECK_STEPS, or a timed run's). */
     int state_done;
+    uint64_t state_steps;
+    int timed;                  /* a timed run's check: acc_* measure each body's velocity change */
     double pos_max, vel_max;
     size_t pos_worst, vel_worst;
     double pos_got[3], pos_want[3], vel_got[3], vel_want[3];
@@ -71,13 +73,21 @@ int nb_check_accel(nb_check *c, const nb_state *before, const nb_state *after, c
 /* `got`: the step's state after NB_CHECK_STEPS steps; `want`: the reference's. */
 int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want);
 
+/* The check of a timed run: `got` is the step's state after `steps` steps of `dt` from `initial`,
+ * `want` the reference's. Each body's velocity change over the run (its mean acceleration times the
+ * run's length) is held to the acceleration limits, and the state to tol_state times how much longer
+ * the run is than the validation's: a step that computes less, or fewer steps, when timed fails. */
+int nb_check_timed(nb_check *c, const nb_state *initial, const nb_state *got, const nb_state64 *want,
+                   uint64_t steps, double dt);
+
 /* The step under test: nb_step_run in the programs; the tests also pass planted faults. */
 typedef int (*nb_step_fn)(nb_state *state, const nb_run *run);
 
 /* Run `step` on a copy of `initial` the way validation does, into `trial` (allocated, the same
- * shape), with `tmpl`'s softening and knobs, untimed and without snapshots. nb_trial_accel: one step
+ * shape), with `tmpl`'s softening, knobs and clock, without snapshots. nb_trial_accel: one step
  * from rest with dt = 1 (for nb_check_accel); nb_trial_state: NB_CHECK_STEPS steps of `dt` from the
- * initial velocities (for nb_check_state). Return what the step returned. */
+ * initial velocities (for nb_check_state). The template's clock is kept: to the step these runs look
+ * like the timed ones. Return what the step returned. */
 int nb_trial_accel(nb_step_fn step, const nb_run *tmpl, const nb_state *initial, nb_state *trial);
 int nb_trial_state(nb_step_fn step, const nb_run *tmpl, const nb_state *initial, float dt, nb_state *trial);
 

@@ -45,14 +45,26 @@ static void case_name(const check_case *c, char *out, size_t len)
 /* Rows for steps that never wrote one (a crash, a build failure): the harness's format, pass FAIL. */
 char *synthetic_row(const outcome *out, const check_case *c)
 {
-    char date[32], buf[1024];
-    char name[128];
+    char date[32], name[128];
     textf(name, sizeof name, "%s", out->name);
     clean_cell(name);
-    textf(buf, sizeof buf, "%s,%s,grade,grade-error,%s,%s,%llu,%llu,,,,,,,,,,,,,,,,,,0,FAIL,,,,,,,%s,", out->s->id,
-             name, c ? c->model : "", c ? c->masses : "", c ? (unsigned long long)c->systems : 0ull,
-             c ? (unsigned long long)c->bodies : 0ull, nb_utc_now(date, sizeof date));
-    return strdup(buf);
+    nb_result r;
+    memset(&r, 0, sizeof r);
+    r.step = out->s->id;
+    r.name = name;
+    r.build = "grade";
+    r.tag = "grade-error";
+    r.model = c ? c->model : "";
+    r.masses = c ? c->masses : "";
+    r.systems = c ? c->systems : 0;
+    r.bodies = c ? c->bodies : 0;
+    r.e2e_s = r.e2e_min_s = r.e2e_max_s = r.kernel_s = r.kernel_min_s = r.kernel_max_s = -1.0;
+    r.ginteractions_s = r.gflops = r.acc_rms = r.acc_max = r.state_pos = r.state_vel = -1.0;
+    r.timed_change = r.timed_state = r.dt = r.eps = r.clock_mhz = -1.0;
+    r.pass = "FAIL";
+    r.date = nb_utc_now(date, sizeof date);
+    r.commit = "";
+    return nb_results_row(&r);
 }
 
 /* All cases, `jobs` at a time, in order of size; the first failure stops new ones from starting. */

@@ -34,6 +34,9 @@ faults=(
     "drift-before-kick|$cpu_step|positions move with the old velocity|s/s->v\([xyz]\)\[i\] += a\([xyz]\)\[i\] \* run->dt;/KICK_\1/;s/s->\([xyz]\)\[i\] += s->v\([xyz]\)\[i\] \* run->dt;/s->v\1[i] += a\1[i] * run->dt;/;s/KICK_\([xyz]\)/s->\1[i] += s->v\1[i] * run->dt;/"
     "nan|$cpu_step|no softening: the j = i term is 0/0|s/+ eps2; \/\* softening/; \/* softening/"
     "empty-region|$cpu_step|the timed region marks nothing: the loop runs outside it (graded with its timed run)|s/^    nb_region_begin(run);$//;s/^    nb_region_end(run);$/    nb_region_begin(run);\n    nb_region_end(run);/"
+    "tells-timed-runs|$cpu_step|half the steps in a run that has a clock (timed runs had one, checked runs none)|s/step < run->steps; ++step/step < (run->clock ? run->steps \/ 2 : run->steps); ++step/"
+    "clamps-steps|$cpu_step|never more than 4 steps, what the state check asks, whatever --steps says|s/step < run->steps; ++step/step < (run->steps < 4 ? run->steps : 4); ++step/"
+    "skips-work-when-long|$cpu_step|at N > 1000, in runs of more than 4 steps (the timed ones), the last 64th of the bodies pulls on nobody|s/^#include <stdlib.h>$/&\nstatic uint64_t steps_asked;/;s/^    const size_t total = nb_state_count(s);$/&\n    steps_asked = run->steps;/;s/for (size_t j = first; j < first + n; ++j)/for (size_t j = first; j < first + (n > 1000 \&\& steps_asked > 4 ? n - n \/ 64 : n); ++j)/"
     "output-flood|$cpu_step|prints without end: the grader must stop it at its log cap, and quickly|s/^#include <stdlib.h>$/&\n#include <stdio.h>/;s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    for (;;)\n        puts(\"flood: a step that prints without end\");\n&/"
     "escape-in-error|$cpu_step|its error message sets the window title, clears the screen, turns red: none of it may reach the table|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_ERROR, \"%c]0;owned%c%c[2J%c[31mforces wrong%c[0m, said in colour\", 27, 7, 27, 27, 27);\n&/"
     "escape-in-fail|$cpu_step|its FAIL line clears the screen and turns red: the clause shown must be plain text|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_MISMATCH, \"%c[2J%c[31mforces FAIL%c[0m\", 27, 27, 27);\n&/"
@@ -43,6 +46,9 @@ faults=(
     "system-offset|$gpu_step|every system reads system 0's bodies|s/const nb_body \*b = bodies + (size_t)sys \* n;/const nb_body *b = bodies;/"
     "drift-before-kick|$gpu_step|positions move with the old velocity|s/b->v\([xyz]\) += a\([xyz]\) \* dt;/KICK_\1/;s/b->\([xyz]\) += b->v\([xyz]\) \* dt;/b->v\1 += a\1 * dt;/;s/KICK_\([xyz]\)/b->\1 += b->v\1 * dt;/"
     "nan|$gpu_step|no softening: the j = i term is 0/0|s/dz \* dz + eps2;/dz * dz;/"
+    "tells-timed-runs|$gpu_step|half the steps in a run that has a clock (timed runs had one, checked runs none)|s/step < run->steps; ++step/step < (run->clock ? run->steps \/ 2 : run->steps); ++step/"
+    "clamps-steps|$gpu_step|never more than 4 steps, what the state check asks, whatever --steps says|s/step < run->steps; ++step/step < (run->steps < 4 ? run->steps : 4); ++step/"
+    "skips-work-when-long|$gpu_step|at N > 1000, in runs of more than 4 steps (the timed ones), each slice skips its last tile|s/const int tiles_per_slice = (tiles + slices - 1) \/ slices;/const int tiles_per_slice = (tiles + slices - 1) \/ slices - (n > 1000 \&\& run->steps > 4 ? 1 : 0);/"
 )
 # name | step | compiler flags | why it must pass
 controls=(
@@ -137,7 +143,10 @@ run_case() {
     fi
     # A fault in the timing shows only in the timed run: a small one, for that case alone.
     local timing=(--no-timing)
-    [ "$name" = empty-region ] && timing=(--bodies 2048 --cpu-steps 2 --gpu-steps 2 --repeat 3)
+    case $name in
+    empty-region) timing=(--bodies 2048 --cpu-steps 2 --gpu-steps 2 --repeat 3) ;;
+    tells-timed-runs | clamps-steps | skips-work-when-long) timing=(--bodies 2048 --cpu-steps 6 --gpu-steps 6 --repeat 3) ;;
+    esac
     # The flood must be stopped by the cap, not by the time limit: a short limit, and a file-size limit of
     # the test's own far above any cap, so that a broken cap cannot fill the disk.
     local timeout=$GRADE_TIMEOUT file_limit=unlimited
@@ -167,6 +176,7 @@ run_case() {
 }
 
 for f in "${faults[@]}"; do
+    [ -z "${SELFTEST_ONLY:-}" ] || [[ $f == ${SELFTEST_ONLY}* ]] || continue
     IFS='|' read -r name id what program <<< "$f"
     run_case "$name" "$id" FAIL "" "$program" "$what"
 done
@@ -174,6 +184,71 @@ for c in "${controls[@]}"; do
     IFS='|' read -r name id flags what <<< "$c"
     run_case "$name" "$id" PASS "$flags" "" "$what"
 done
+
+# The forged reference: a step whose drift ignores dt, and a cache whose every state file at N = 31 is
+# that step's own -o output (a float32 snapshot) for the same input, 4 steps of dt = 0.001. The cache
+# must refuse what the reference did not write: the broken step FAILs, the unchanged one PASSes.
+forged_cache() {
+    local id=$cpu_step name=forged-cache expect what="a step whose drift ignores dt, graded against a cache of its own -o snapshots"
+    local folder src dir bin fcache honest
+    folder=$(folder_of "$id")
+    src=$folder/nbody.c
+    dir=$root/$id-$name
+    bin=$dir/$folder
+    fcache=$dir/cache
+    honest=$root/$id-unchanged/$folder
+    rm -rf "$fcache"
+    mkdir -p "$fcache"
+    expect=FAIL
+    sed -e 's/s->\([xyz]\)\[i\] += s->v\([xyz]\)\[i\] \* run->dt;/s->\1[i] += s->v\2[i];/' "$src" > "$dir/nbody.c.new"
+    if cmp -s "$src" "$dir/nbody.c.new"; then
+        report "BROKEN" "the fault was not planted: the sed matched nothing in $src (has the step changed?)"
+        return
+    fi
+    cmp -s "$dir/nbody.c.new" "$dir/nbody.c" && rm -f "$dir/nbody.c.new" || mv "$dir/nbody.c.new" "$dir/nbody.c"
+    if ! $MAKE -s --no-print-directory BUILD="$BUILD" grade-copy COPY_ID="$id" COPY_SRC="$dir/nbody.c" \
+        COPY_BIN="$bin" > "$dir/build.log" 2>&1; then
+        report "BROKEN" "the copy did not build: see $dir/build.log"
+        return
+    fi
+    local systems model masses before state forged=0
+    for systems in 1 3; do
+        for model in plummer uniform; do
+            for masses in equal random; do
+                before=$(ls "$fcache")
+                "$bin" -q -n 31 -S "$systems" --model "$model" --masses "$masses" --validate-only \
+                    --ref-cache "$fcache" > /dev/null 2>&1
+                state=$(comm -13 <(echo "$before") <(ls "$fcache") | grep '^state-.*\.nbs$' | head -n 1)
+                [ -n "$state" ] || continue
+                "$bin" -q -n 31 -S "$systems" --model "$model" --masses "$masses" --steps 4 --dt 0.001 --repeat 1 \
+                    --validate off -o "$fcache/$state" > /dev/null 2>&1 && forged=$((forged + 1))
+            done
+        done
+    done
+    if [ "$forged" -eq 0 ]; then
+        report "BROKEN" "no state file was forged in $fcache"
+        return
+    fi
+    local got rc
+    "$GRADER" --steps "$id" --binary "$bin" --label "$name" --no-timing --out "$dir/grade" --ref-cache "$fcache" \
+        --probe "$GPU_PROBE" --jobs "$GRADE_JOBS" --timeout "$GRADE_TIMEOUT" --check-n 31 > "$dir/grade.log" 2>&1
+    rc=$?
+    got=$(awk -F, 'NR == 2 { print $3 }' "$dir/grade/verdicts.csv" 2>/dev/null)
+    report "${got:-BROKEN}" "$forged state files forged; $(awk -F, 'NR == 2 { print $4 }' "$dir/grade/verdicts.csv" 2>/dev/null) (exit $rc)"
+    # The unchanged step against the same forged folder: the reference is recomputed, and it passes.
+    name=forged-cache-honest expect=PASS what="the unchanged step graded against the same forged cache"
+    if [ ! -x "$honest" ]; then
+        report "BROKEN" "no unchanged copy at $honest"
+        return
+    fi
+    "$GRADER" --steps "$id" --binary "$honest" --label "$name" --no-timing --out "$dir/grade-honest" \
+        --ref-cache "$fcache" --probe "$GPU_PROBE" --jobs "$GRADE_JOBS" --timeout "$GRADE_TIMEOUT" --check-n 31 \
+        > "$dir/grade-honest.log" 2>&1
+    rc=$?
+    got=$(awk -F, 'NR == 2 { print $3 }' "$dir/grade-honest/verdicts.csv" 2>/dev/null)
+    report "${got:-BROKEN}" "$(awk -F, 'NR == 2 { print $4 }' "$dir/grade-honest/verdicts.csv" 2>/dev/null) (exit $rc)"
+}
+forged_cache
 
 printf '\ngrade-selftest: %d as expected, %d unexpected, %d skipped' "$expected" "$unexpected" "$skipped"
 [ "$skipped" -gt 0 ] && printf ' (GPU cases need nvcc and a GPU)'

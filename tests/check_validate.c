@@ -8,6 +8,7 @@
 #include "reference.h"
 #include "testlib.h"
 #include "validate.h"
+#include "variant.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -264,6 +265,104 @@ START_TEST(tolerances_grow_beyond_16384)
 }
 END_TEST
 
+/* A timed run, as main.c checks it: `steps` steps of dt from the initial state, run on variant k of the
+ * problem and mapped back, against the fp64 reference of 10 steps. `done` steps are actually taken. */
+static nb_check timed_check(fault f, uint64_t done, uint64_t k)
+{
+    const size_t systems = 2, bodies = 1000;
+    const uint64_t steps = 10;
+    const double eps2 = 1e-4, dt = 1e-3;
+    planted = f;
+    planted_body = bodies + 123;
+    nb_state init, work, back;
+    ck_assert_int_eq(nb_state_alloc(&init, systems, bodies), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&work, systems, bodies), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&back, systems, bodies), NB_EXIT_OK);
+    nb_init(&init, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 42);
+    nb_variant v;
+    nb_variant_pick(&v, k, bodies);
+    nb_variant_apply(&v, &init, &work);
+    nb_run_info info;
+    const nb_run run = {.steps = done, .dt = (float)dt, .eps2 = (float)eps2, .info = &info};
+    ck_assert_int_eq(faulty_step(&work, &run), NB_EXIT_OK);
+    nb_variant_undo(&v, &work, &back);
+    nb_state64 ref;
+    ck_assert_int_eq(nb_state64_alloc(&ref, systems, bodies), NB_EXIT_OK);
+    nb_state64_from(&ref, &init);
+    ck_assert_int_eq(nb_ref_run(&ref, steps, dt, eps2), NB_EXIT_OK);
+    nb_check c;
+    nb_check_init(&c);
+    ck_assert_int_eq(nb_check_timed(&c, &init, &back, &ref, steps, dt), NB_EXIT_OK);
+    printf("timed %-18s %2llu of %llu steps, variant %llu: velocity change max %9.3g rms %9.3g, state %9.3g %9.3g: %s\n",
+           fault_name[f], (unsigned long long)done, (unsigned long long)steps, (unsigned long long)k, c.acc_max,
+           c.acc_rms, c.pos_max, c.vel_max, nb_check_passed(&c) ? "PASS" : "FAIL");
+    nb_state64_free(&ref);
+    nb_state_free(&back);
+    nb_state_free(&work);
+    nb_state_free(&init);
+    return c;
+}
+
+START_TEST(timed_run_checked)
+{
+    /* A correct timed run passes, on the problem as it is and on a variant, with 20x to spare. */
+    for (uint64_t k = 0; k < 3; ++k) {
+        const nb_check c = timed_check(CORRECT, 10, k);
+        ck_assert(nb_check_passed(&c) && c.timed && c.state_steps == 10);
+        ck_assert(c.acc_max * 20 <= c.tol_max && c.acc_rms * 20 <= c.tol_rms);
+        ck_assert(c.pos_max * 20 <= c.tol_state && c.vel_max * 20 <= c.tol_state);
+    }
+    /* Fewer steps than asked, a force 1 % off for one body, a dropped tile: each fails. */
+    const nb_check half = timed_check(CORRECT, 5, 1), clamped = timed_check(CORRECT, 4, 2);
+    const nb_check off = timed_check(ONE_BODY_OFF, 10, 0), tile = timed_check(LAST_TILE_DROPPED, 10, 2);
+    ck_assert(!nb_check_passed(&half) && !nb_check_passed(&clamped));
+    ck_assert(!nb_check_passed(&off) && off.acc_worst == 1000 + 123);
+    ck_assert(!nb_check_passed(&tile));
+}
+END_TEST
+
+START_TEST(variants_are_exact)
+{
+    const size_t systems = 3, bodies = 37;
+    nb_state init, moved, back;
+    ck_assert_int_eq(nb_state_alloc(&init, systems, bodies), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&moved, systems, bodies), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&back, systems, bodies), NB_EXIT_OK);
+    nb_init(&init, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 7);
+    for (uint64_t k = 0; k < 12; ++k) {
+        nb_variant v;
+        nb_variant_pick(&v, k, bodies);
+        ck_assert(nb_variant_is_identity(&v) == (k == 0));
+        nb_variant_apply(&v, &init, &moved);
+        nb_variant_undo(&v, &moved, &back);
+        for (int f = 0; f < NB_FIELDS; ++f) /* back to the same bits */
+            ck_assert(!memcmp(nb_state_field(&init, f), nb_state_field(&back, f), systems * bodies * sizeof(float)));
+        /* The physics maps onto itself: the variant's fp64 accelerations are the accelerations' variant. */
+        nb_state64 a, b;
+        ck_assert_int_eq(nb_state64_alloc(&a, systems, bodies), NB_EXIT_OK);
+        ck_assert_int_eq(nb_state64_alloc(&b, systems, bodies), NB_EXIT_OK);
+        nb_state64_from(&a, &init);
+        nb_state64_from(&b, &moved);
+        nb_ref_accel(&a, 1e-4, NULL, 0, a.vx, a.vy, a.vz);
+        nb_ref_accel(&b, 1e-4, NULL, 0, b.vx, b.vy, b.vz);
+        const double *acc_a[3] = {a.vx, a.vy, a.vz}, *acc_b[3] = {b.vx, b.vy, b.vz};
+        for (size_t s = 0; s < systems; ++s)
+            for (size_t i = 0; i < bodies; ++i)
+                for (int d = 0; d < 3; ++d) {
+                    const double want = acc_a[v.axis[d]][s * bodies + i] * (v.flip[d] ? -1.0 : 1.0);
+                    const double got = acc_b[d][s * bodies + (i + v.shift) % bodies];
+                    ck_assert_msg(fabs(got - want) <= 1e-12 * (fabs(want) + 1.0), "variant %llu, body %zu",
+                                  (unsigned long long)k, i);
+                }
+        nb_state64_free(&a);
+        nb_state64_free(&b);
+    }
+    nb_state_free(&back);
+    nb_state_free(&moved);
+    nb_state_free(&init);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("validate");
@@ -271,6 +370,8 @@ int main(void)
     tcase_add_test(faults, correct_step_passes);
     tcase_add_loop_test(faults, planted_fault_fails, 0, FAULTS - 1);
     tcase_add_test(faults, worst_body_in_state_check);
+    tcase_add_test(faults, timed_run_checked);
+    tcase_add_test(faults, variants_are_exact);
     TCase *edges = nbt_tcase(s, "edges", 60);
     tcase_add_test(edges, single_body_must_be_exactly_zero);
     tcase_add_test(edges, sampled_comparison);

@@ -35,7 +35,11 @@ static const kind kinds[] = {
     {"coincident", "16 bodies, two of them at one place"},
     {"allcoincident", "8 bodies all at one place, moving apart"},
     {"onemass", "16 bodies, all the mass in one"},
-    {"far", "2 bodies 1e18 apart (their distance squared overflows float32)"},
+    {"far", "2 bodies 1e18 apart (their distance's inverse cube is below float32's range)"},
+    {"close", "2 bodies 1e-30 apart"},
+    {"heavy", "16 bodies of mass 1000 (m/eps^3 overflows float32 at eps 0)"},
+    {"tinymass", "16 bodies of mass 1e-44 (a float32 denormal)"},
+    {"hugemass", "16 bodies of mass 3e38"},
     {"nan", "a NaN position, right CRC"},
     {"inf", "an infinite velocity, right CRC"},
     {"big64", "a float64 position too large for float32, right CRC"},
@@ -133,8 +137,9 @@ static int craft(const char *name, const char *path)
     const size_t systems = !strcmp(name, "single") ? 3 : 1;
     const size_t bodies = !strcmp(name, "single") ? 1
                           : !strcmp(name, "allcoincident") ? 8
-                          : !strcmp(name, "far") ? 2
-                          : (!strcmp(name, "coincident") || !strcmp(name, "onemass")) ? 16 : 0;
+                          : (!strcmp(name, "far") || !strcmp(name, "close")) ? 2
+                          : (!strcmp(name, "coincident") || !strcmp(name, "onemass") || !strcmp(name, "heavy") ||
+                             !strcmp(name, "tinymass") || !strcmp(name, "hugemass")) ? 16 : 0;
     if (bodies) {
         if (state(&s, systems, bodies) != NB_EXIT_OK)
             return NB_EXIT_ERROR;
@@ -151,6 +156,15 @@ static int craft(const char *name, const char *path)
         } else if (!strcmp(name, "far")) {
             s.x[0] = -5e17f;
             s.x[1] = 5e17f;
+        } else if (!strcmp(name, "close")) { /* 1e-30 apart: float32 holds it near the origin */
+            s.x[0] = s.y[0] = s.z[0] = 0.0f;
+            s.x[1] = 1e-30f;
+            s.y[1] = s.z[1] = 0.0f;
+        } else { /* float32's range: masses of 1000 (m/eps^3 overflows at eps 0), 1e-44 (denormal), 3e38 */
+            const float m = !strcmp(name, "heavy") ? 1000.0f : !strcmp(name, "tinymass") ? 1e-44f
+                          : !strcmp(name, "hugemass") ? 3e38f : -1.0f;
+            for (size_t i = 0; m >= 0.0f && i < bodies; ++i)
+                s.m[i] = m;
         }
         rc = nb_snapshot_write(path, &s, 0.01, 0.001);
         nb_state_free(&s);

@@ -381,7 +381,13 @@ case_ P5 edge steps "eps = 0, no two bodies at one place" --eps 0 -n 64 -S 2 --s
 case_ P6 bad steps "eps = 0 with two coincident bodies" -i @coincident.nbs --eps 0
 case_ P7 edge steps "eps = 1e6 (forces ~0)" --eps 1e6 -n 64 --steps 5
 case_ P8 edge steps "dt = 1e6 (bodies fly apart)" --dt 1e6 -n 64 --steps 20
-case_ P9 mismatch steps "bodies 1e18 apart (m/r^2 below float32)" -i @far.nbs --steps 1
+case_ P9 bad steps "bodies 1e18 apart (r^-3 below float32's range)" -i @far.nbs --steps 1
+# float32's range: a correct step is never blamed (exit 1); the input is refused (2), or it passes (0)
+case_ R1 bad steps "eps = 0 (or 1e-12), 16 bodies of mass 1000: m/eps^3 beyond float32" -i @heavy.nbs --eps 0
+case_ R2 bad steps "eps = 1e-12, 16 bodies of mass 1000" -i @heavy.nbs --eps 1e-12
+case_ R3 edge steps "eps = 0, two bodies 1e-30 apart" -i @close.nbs --eps 0 --steps 2
+case_ R4 bad steps "masses of 1e-44 (below float32's normal range)" -i @tinymass.nbs
+case_ R5 bad steps "masses of 3e38 (forces beyond float32)" -i @hugemass.nbs
 case_ P10 edge gpu "awkward N = 4099, S = 3, on the GPU" -n 4099 -S 3 --steps 2
 case_ P11 edge gpu "all the mass in one body, on the GPU" -i @onemass.nbs --steps 20
 # ---- scripts --------------------------------------------------------------------------------
