@@ -277,7 +277,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     int rc = NB_EXIT_OK;
 
     nb_region_begin(run);
-    if (ends_grouped) /* every copy in first: the seeds' best order */
+    if (ends_grouped) /* every copy in first: the best order of the ECE415 two-K80 report (REFERENCES.md) */
         for (int c = 0; c < groups; ++c)
             copy_bodies(host6, dev7, total, one_copy, (size_t)group[c].first * n, (size_t)group[c].count * n, 1,
                         group[c].stream);
