@@ -11,7 +11,7 @@
 
 #define DEFAULT_BLOCK 256
 
-#ifdef TILE_FLOAT3 /* the seeds' variant: positions as float3 and masses beside them */
+#ifdef TILE_FLOAT3 /* Panagou and Chatzivangelis's tiles (REFERENCES.md): float3 positions, masses beside */
 #define TILE_DECLARE                                                                                   \
     float3 *tile_pos = (float3 *)tile_mem;                                                             \
     float *tile_m = (float *)(tile_pos + blockDim.x)

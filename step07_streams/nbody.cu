@@ -128,7 +128,6 @@ __global__ void kick_drift(nbd_soa bodies, const float4 *partial, int n, int sys
 /* The features the harness asks about: this step writes its own snapshots (common/nbody.h). */
 extern "C" const unsigned nb_step_features = NB_FEATURE_SNAPSHOTS;
 
-/* BEGIN SOLUTION */
 /* One launch of forces + kick_drift over systems [first, first + count), on its own stream. */
 typedef struct launch {
     int first, count, slices, tiles_per_slice;
@@ -138,6 +137,7 @@ typedef struct launch {
     cudaEvent_t done;
 } launch;
 
+/* BEGIN SOLUTION */
 /* `priority`: the stream's (cudaDeviceGetStreamPriorityRange): pending blocks of higher-priority streams
  * are started first, so among concurrent launches the largest group finishes first. */
 static void launch_init(launch *l, const nbd_soa *all, int first, int count, int n, int priority)
@@ -209,7 +209,52 @@ static int emit(const nb_state *s, const nb_run *run, float *host6, uint64_t at)
     return nb_snapshot_emit(run, &view);
 }
 
-/* END SOLUTION */
+/* STUB
+// Yours to write, in this order (step07_streams/README.md, "What you write"); nb_step_run() calls them.
+
+// Fill *l for systems [first, first + count) of `all` (n bodies each): `view` points at its first
+// body in each of the seven arrays, `slices` and `tiles_per_slice` as step06 (nbd_slices over these
+// count systems), `partial` holds slices * count * n float4, and the stream (created at `priority`,
+// cudaStreamCreateWithPriority) and the event `done` are its own.
+static void launch_init(launch *l, const nbd_soa *all, int first, int count, int n, int priority)
+{
+    (void)l, (void)all, (void)first, (void)count, (void)n, (void)priority;
+    nb_die(NB_EXIT_ERROR, "TODO: launch_init() is yours to write (see step07_streams/README.md)");
+}
+
+// Free what launch_init() made.
+static void launch_free(launch *l)
+{
+    (void)l;
+}
+
+// One step of the launch's systems on its stream: forces, then kick_drift; then record `done`.
+static void launch_step(const launch *l, int n, float eps2, float dt)
+{
+    (void)l, (void)n, (void)eps2, (void)dt;
+    nb_die(NB_EXIT_ERROR, "TODO: launch_step() is yours to write (see step07_streams/README.md)");
+}
+
+// x y z vx vy vz lie one after another, `total` floats apart, in pinned host memory (host6) and on
+// the device (dev6): copy bodies [first, first + count) of all six, to the device or back, on
+// `stream`: one cudaMemcpy2DAsync (six rows of count floats, pitch total floats), or six
+// cudaMemcpyAsync where one_copy is 0 (the pitch is beyond cudaDevAttrMaxPitch).
+static void copy_bodies(float *host6, float *dev6, size_t total, int one_copy, size_t first, size_t count,
+                        int to_device, cudaStream_t stream)
+{
+    (void)host6, (void)dev6, (void)total, (void)one_copy, (void)first, (void)count, (void)to_device, (void)stream;
+    nb_die(NB_EXIT_ERROR, "TODO: copy_bodies() is yours to write (see step07_streams/README.md)");
+}
+
+// Hand a snapshot to the harness: host6 holds the six arrays (total = nb_state_count(s) floats
+// each) as they were `at` steps after this call began; make an nb_state view of them (step and time
+// moved on by `at` steps) and return nb_snapshot_emit(run, &view).
+static int emit(const nb_state *s, const nb_run *run, float *host6, uint64_t at)
+{
+    (void)s, (void)run, (void)host6, (void)at;
+    nb_die(NB_EXIT_ERROR, "TODO: emit() is yours to write (see step07_streams/README.md)");
+}
+END SOLUTION */
 
 int nb_step_run(nb_state *s, const nb_run *run)
 {
@@ -277,7 +322,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     int rc = NB_EXIT_OK;
 
     nb_region_begin(run);
-    if (ends_grouped) /* every copy in first: the seeds' best order */
+    if (ends_grouped) /* every copy in first: the best order of the ECE415 two-K80 report (REFERENCES.md) */
         for (int c = 0; c < groups; ++c)
             copy_bodies(host6, dev7, total, one_copy, (size_t)group[c].first * n, (size_t)group[c].count * n, 1,
                         group[c].stream);
@@ -367,7 +412,8 @@ int nb_step_run(nb_state *s, const nb_run *run)
              BODIES_PER_THREAD, slices, ends_grouped ? groups : 1, run->no_overlap ? " no-overlap" : "");
     return rc;
     /* STUB
-    (void)s, (void)run;
+    // Yours to write: the pipeline of step07_streams/README.md, "What you write", with the helpers above.
+    (void)s, (void)run, (void)launch_init, (void)launch_free, (void)launch_step, (void)copy_bodies, (void)emit;
     nb_error("TODO: the streamed pipeline in nb_step_run() is yours to write (see step07_streams/README.md)");
     return NB_EXIT_ERROR;
     END SOLUTION */

@@ -142,7 +142,17 @@ static void download_rows(float *host, const float *dev, int n, int systems, int
     NB_CUDA(cudaMemcpy2DAsync(host + first, pitch, dev + first, pitch, width, systems, cudaMemcpyDeviceToHost, stream));
 }
 
-/* END SOLUTION */
+/* STUB
+// Yours to write, with nb_step_run() below (step08_multigpu/README.md, "What you write").
+
+// Copy bodies [first, first + count) of each of `systems` rows of length n back to the host, on
+// `stream`: one cudaMemcpy2DAsync (rows of count floats, pitch n floats on both sides).
+static void download_rows(float *host, const float *dev, int n, int systems, int first, int count, cudaStream_t stream)
+{
+    (void)host, (void)dev, (void)n, (void)systems, (void)first, (void)count, (void)stream;
+    nb_die(NB_EXIT_ERROR, "TODO: download_rows() is yours to write (see step08_multigpu/README.md)");
+}
+END SOLUTION */
 
 int nb_step_run(nb_state *s, const nb_run *run)
 {
@@ -304,7 +314,9 @@ int nb_step_run(nb_state *s, const nb_run *run)
              by_systems || gpus == 1 ? "" : p2p ? " p2p" : " host-staged", 1e3 * exchange_ms);
     return NB_EXIT_OK;
     /* STUB
-    (void)s, (void)run;
+    // Yours to write: choose the split, give each GPU its gpu_part, run the steps with the exchange,
+    // bring each GPU's bodies back (step08_multigpu/README.md, "What you write").
+    (void)s, (void)run, (void)download_rows;
     nb_error("TODO: splitting the work over the GPUs in nb_step_run() is yours to write (see step08_multigpu/README.md)");
     return NB_EXIT_ERROR;
     END SOLUTION */

@@ -115,7 +115,32 @@ static __device__ __forceinline__ void emit_jside(const float4 (*sums)[32], int 
     else
         atomicAdd(&acc[chunk * 32 + lane], a);
 }
-/* END SOLUTION */
+/* STUB
+// Yours to write, with pairs() below (step09_newton/README.md, "What you write").
+
+// One chunk of 32 j-bodies against this lane's BODIES_PER_LANE i-bodies (xi, yi, zi, and nmi = -m_i),
+// adding the i-side forces into ax, ay, az. jp: the chunk's 32 bodies (x, y, z, m) stored twice over,
+// 64 float4, so that lane l at step s (0..31) reads jp[l + s]. With both_sides, also sum the j-side
+// forces (-m_i r^-3 times d): at step s the lane holds the sum of body (l + s) mod 32, and passes it to
+// lane l - 1 with one __shfl_sync per component; after 32 steps lane l holds body l's sum: return it.
+static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane, const float *xi, const float *yi,
+                                                     const float *zi, const float *nmi, float *ax, float *ay,
+                                                     float *az, float eps2, const bool both_sides)
+{
+    (void)jp, (void)lane, (void)xi, (void)yi, (void)zi, (void)nmi, (void)ax, (void)ay, (void)az, (void)eps2;
+    (void)both_sides;
+    return make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+// Run by warp 0: add the WARPS warps' j-side sums of chunk `chunk` (sums[w][lane], in warp order) and
+// send lane's body its total: atomicAdd to acc[chunk * 32 + lane], or, when jside is not NULL
+// (--deterministic), store it at jside[jside_index(group, chunk, lane, chunks)].
+static __device__ __forceinline__ void emit_jside(const float4 (*sums)[32], int lane, int group, int chunk,
+                                                  int chunks, float4 *acc, float4 *jside)
+{
+    (void)sums, (void)lane, (void)group, (void)chunk, (void)chunks, (void)acc, (void)jside;
+}
+END SOLUTION */
 
 /* Block (x, y): work item x of system y. acc: one float4 per (padded) body, added to atomically; or,
  * with --deterministic (iside != NULL), iside gets each item's i-side sums (GROUP float4 per item)
@@ -186,10 +211,13 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
         __syncthreads(); /* warp 0 has read jsum before the next system overwrites it */
     }
     /* STUB
-    // Yours to write: the pairs of work item blockIdx.x, each once, its force added to both bodies
-    // (see step09_newton/README.md); chunk_pairs() and emit_jside() above are yours too.
+    // Yours to write: the pairs of work item items[blockIdx.x], each once, its force added to both
+    // bodies (step09_newton/README.md, "What you write"), with chunk_pairs() and emit_jside() above.
+    // Lane l of warp w holds i-bodies group * GROUP + w * BODIES_PER_LANE * 32 + l + 32 b; the chunk
+    // in hand and the next one in __shared__ float4 jpos[2][64], the warps' j-side sums of the last
+    // two chunks in __shared__ float4 jsum[2][WARPS][32]; body k of system sys at sys * padded + k.
     (void)bodies, (void)acc, (void)iside, (void)jside, (void)items, (void)padded, (void)systems;
-    (void)item_count, (void)jside_per_system, (void)eps2, (void)unroll_factor;
+    (void)item_count, (void)jside_per_system, (void)eps2, (void)unroll_factor, (void)chunk_pairs, (void)emit_jside;
     END SOLUTION */
 }
 
@@ -409,6 +437,8 @@ int nb_step_run(nb_state *s, const nb_run *run)
              run->deterministic ? " deterministic" : "");
     return NB_EXIT_OK;
     /* STUB
+    // Yours to write: pad, make the work items, launch pairs() and an update kernel every step
+    // (step09_newton/README.md, "What you write"); the helpers above are given.
     (void)s, (void)run, (void)longest_first, (void)make_items, (void)upload_padded, (void)download_padded;
     nb_error("TODO: pairs() and nb_step_run() are yours to write (see step09_newton/README.md)");
     return NB_EXIT_ERROR;

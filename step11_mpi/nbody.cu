@@ -201,7 +201,57 @@ static int local_rank(void)
     }
     return r;
 }
-/* END SOLUTION */
+/* STUB
+// Yours to write, with nb_step_run() below (step11_mpi/README.md, "What you write").
+
+// The exchange's hooks (nb_xchg_ops, common/exchange.h); ctx is this rank's rank_part.
+// Launch forces on q->stream for this rank's bodies against one rank's block of `count` bodies per
+// system (x y z m, float4), adding to the partial sums after the first block of the step.
+static void compute_block(void *ctx, const float *block, int count)
+{
+    (void)ctx, (void)block, (void)count;
+    nb_die(NB_EXIT_ERROR, "TODO: compute_block() is yours to write (see step11_mpi/README.md)");
+}
+
+// nb_xchg_ops.compute: the block came from rank `from`, count[from] bodies per system in the run's
+// nb_xchg plan (keep a pointer to the plan where this function can read it); a rank that owns no
+// bodies (N < ranks) only passes the blocks on.
+static void compute_from(void *ctx, const float *block, int from)
+{
+    (void)ctx, (void)block, (void)from;
+    nb_die(NB_EXIT_ERROR, "TODO: compute_from() is yours to write (see step11_mpi/README.md)");
+}
+
+// nb_xchg_ops.sync: wait for everything queued on the rank's stream.
+static void sync_stream(void *ctx)
+{
+    (void)ctx;
+}
+
+// nb_xchg_ops.upload (host-staged MPI only): copy a received block to the device, on the rank's stream.
+static void upload(void *ctx, float *to, const float *from, size_t bytes)
+{
+    (void)ctx, (void)to, (void)from, (void)bytes;
+}
+
+// Copy bodies [first, first + count) of `systems` host rows of length n to compact device rows of
+// length count, or back (cudaMemcpy2DAsync on `stream`; nothing when count or systems is 0).
+static void rows_to_device(float *dev, const float *host, int n, int systems, int first, int count, cudaStream_t stream)
+{
+    (void)dev, (void)host, (void)n, (void)systems, (void)first, (void)count, (void)stream;
+}
+static void rows_to_host(float *host, const float *dev, int n, int systems, int first, int count, cudaStream_t stream)
+{
+    (void)host, (void)dev, (void)n, (void)systems, (void)first, (void)count, (void)stream;
+}
+
+// This rank's place among the ranks of its own host (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED):
+// ranks on one host take its GPUs in turn.
+static int local_rank(void)
+{
+    return 0;
+}
+END SOLUTION */
 
 int nb_step_run(nb_state *s, const nb_run *run)
 {
@@ -343,7 +393,10 @@ int nb_step_run(nb_state *s, const nb_run *run)
                                                        : (aware ? " ring cuda-aware" : " ring host-staged"));
     return NB_EXIT_OK;
     /* STUB
-    (void)s, (void)run;
+    // Yours to write: choose the split, give this rank its share, run the steps, gather the state
+    // (step11_mpi/README.md, "What you write"), with the helpers above.
+    (void)s, (void)run, (void)compute_block, (void)compute_from, (void)sync_stream, (void)upload;
+    (void)rows_to_device, (void)rows_to_host, (void)local_rank;
     nb_error("TODO: splitting the work over the ranks in nb_step_run() is yours to write (see step11_mpi/README.md)");
     return NB_EXIT_ERROR;
     END SOLUTION */
