@@ -142,7 +142,8 @@ void nb_init(nb_state *s, nb_model model, nb_masses masses, uint64_t seed)
             s->m[first + i] = (float)((masses == NB_MASSES_RANDOM ? nb_rng_range(&r, 0.5, 1.5) : 1.0) / total);
 
         /* Two passes over the same stream: the first finds the centre of mass, the second writes
-         * the bodies in its frame, rounding to float once. The seeds' cube stays where it is. */
+         * the bodies in its frame, rounding to float once. The uniform cube of the ECE415 reports
+         * (REFERENCES.md) stays where it is. */
         double com[6] = {0, 0, 0, 0, 0, 0};
         for (int pass = 0; pass < 2; ++pass) {
             nb_rng_seed(&r, seed, sys);

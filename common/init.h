@@ -10,7 +10,7 @@ extern "C" {
 
 typedef enum nb_model {
     NB_MODEL_PLUMMER,   /* Plummer sphere, Aarseth-Henon-Wielen recipe, Henon units */
-    NB_MODEL_UNIFORM,   /* positions and velocities uniform in [-1,1]^3, as in the seeds */
+    NB_MODEL_UNIFORM,   /* positions and velocities uniform in [-1,1]^3 (the ECE415 reports: REFERENCES.md) */
     NB_MODEL_COLLISION  /* two Plummer spheres of half the mass on a collision course */
 } nb_model;
 

@@ -9,7 +9,8 @@
 extern "C" {
 #endif
 
-/* The conventional count (cuda-samples, the seeds' slides), stated once for the whole lab. */
+/* The conventional count (NVIDIA's cuda-samples nbody, the ECL-BH course slides: REFERENCES.md),
+ * stated once for the whole lab. */
 #define NB_FLOPS_PER_INTERACTION 20
 
 /* The timed region of a run (nb_region_begin/end in nbody.h). */
