@@ -1,8 +1,8 @@
 # tests/hardening.mk: bad input, sanitizers and fuzzing. Included by the top-level Makefile.
 #
 #   make test-hardening   every bad-input and edge case against the built programs; fails if one
-#                         misbehaves or if README's hardening table no longer says what happens
-#   make hardening-table  the same cases, then README's hardening table rewritten from what happened
+#                         misbehaves or if tests/hardening/README.md's table no longer says what happens
+#   make hardening-table  the same cases, then tests/hardening/README.md's table rewritten from what happened
 #   make sanitize         CPU steps, common/ and the tests under ASan + UBSan; valgrind on a small run
 #   make test-fuzz        the regression inputs, then FUZZ_SECONDS of libFuzzer per target (clang)
 #   make fuzz             libFuzzer on the snapshot reader and the command line, FUZZ_TIME s each
@@ -21,13 +21,13 @@ hardening-tools: $(HARDEN_CRAFT)
 
 HARDEN_GRADER := $(if $(wildcard grading/grade.c),$(GRADER))
 
-test-hardening: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER)  ## every bad input and edge case; fails on a misbehaving one or a stale README table
+test-hardening: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER)  ## every bad input and edge case; fails on a misbehaving one or a stale table (tests/hardening/README.md)
 	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening; rc=$$?; \
-	  bash tests/hardening/table.sh --check README.md $(BUILD)/hardening/table.md || rc=1; exit $$rc
+	  bash tests/hardening/table.sh --check tests/hardening/README.md $(BUILD)/hardening/table.md || rc=1; exit $$rc
 
-hardening-table: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER)  ## run the bad-input cases, rewrite README's hardening table from what happened
+hardening-table: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER)  ## run the bad-input cases, rewrite tests/hardening/README.md's table from what happened
 	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening; rc=$$?; \
-	  bash tests/hardening/table.sh --write README.md $(BUILD)/hardening/table.md && exit $$rc
+	  bash tests/hardening/table.sh --write tests/hardening/README.md $(BUILD)/hardening/table.md && exit $$rc
 
 # ---- sanitizers ---------------------------------------------------------------------------------
 SANITIZE_BUILD ?= build/sanitize

@@ -10,7 +10,7 @@
 # and leave every file as it was (no partial output, no temporary); a physical edge case must exit 0
 # with a valid, finite output snapshot; a signal case (a program stopped in the middle of writing
 # --output, then sent a signal) must die of that signal, leaving no temporary and every file as it was.
-# Writes OUT/table.md (the README's hardening table) and
+# Writes OUT/table.md (the table of tests/hardening/README.md) and
 # OUT/cases.tsv; prints one line per case; exits 1 if any case did something else, 2 on bad usage.
 # GPU cases SKIP where no GPU is; --steps-only SKIPs the scripts' and the grader's cases (make
 # sanitize: the steps are what it built with the sanitizers).

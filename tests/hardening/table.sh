@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/hardening/table.sh: the README's hardening table, between
+# tests/hardening/table.sh: the hardening table of tests/hardening/README.md, between
 #   <!-- BEGIN hardening-table ... -->  and  <!-- END hardening-table -->
 #
 #   table.sh --write README TABLE   replace the section's body with TABLE (written by run.sh)
