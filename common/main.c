@@ -385,12 +385,12 @@ static int validate_run(harness *h, const nb_run *run, double theta, nb_check *c
  * affordable), then the approximation at its theta against the tree class's limits. */
 static int validate(harness *h, nb_check *check)
 {
-    const int tree = !strcmp(NB_STEP_CHECK, "tree") && h->run.theta > 0.0f;
+    const int tree = !strcmp(NB_STEP_CHECK, "tree") && h->run.extra.theta > 0.0f;
     if (!tree)
         return validate_run(h, &h->run, 0.0, check);
     if (pairs_of(&h->initial, 1) <= NB_TREE_EXACT_PAIRS) {
         nb_run exact = h->run;
-        exact.theta = 0.0f;
+        exact.extra.theta = 0.0f;
         const int rc = validate_run(h, &exact, 0.0, check);
         if (rc != NB_EXIT_OK || !nb_check_passed(check)) {
             if (!h->o.quiet)
@@ -398,7 +398,7 @@ static int validate(harness *h, nb_check *check)
             return rc;
         }
     }
-    return validate_run(h, &h->run, h->run.theta, check);
+    return validate_run(h, &h->run, h->run.extra.theta, check);
 }
 
 /* ---- the timed runs ------------------------------------------------------------------- */
@@ -408,16 +408,16 @@ static int run_steps(harness *h, nb_state *work, uint64_t steps, nb_snapshot_sin
 {
     nb_run r = h->run;
     r.steps = steps;
-    r.sink = sink;
+    r.extra.sink = sink;
     if (!sink || (nb_step_features & NB_FEATURE_SNAPSHOTS)) {
-        r.snapshot_every = sink ? h->o.snapshot_every : 0;
+        r.extra.snapshot_every = sink ? h->o.snapshot_every : 0;
         const int rc = nb_step_run(work, &r);
         work->step += steps;
         work->time += (double)steps * h->o.dt;
         return rc;
     }
     /* The step does not write snapshots itself: run it in chunks and write them between. */
-    r.snapshot_every = 0; /* counted from this run's start, also when it resumes from an --input snapshot */
+    r.extra.snapshot_every = 0; /* counted from this run's start, also when it resumes from an --input snapshot */
     for (uint64_t done = 0; done < steps;) {
         const uint64_t every = h->o.snapshot_every;
         const uint64_t chunk = steps - done < every ? steps - done : every;
@@ -670,11 +670,11 @@ static int setup(harness *h)
     if ((rc = refuse_out_of_float_range(&h->initial, h->run.eps2)) != NB_EXIT_OK)
         return rc;
     h->run.block = o->block;
-    h->run.gpus = o->gpus;
-    h->run.no_overlap = o->no_overlap;
-    h->run.decompose = o->decompose;
-    h->run.deterministic = o->deterministic;
-    h->run.theta = o->theta >= 0.0 ? (float)o->theta : NB_THETA_DEFAULT;
+    h->run.extra.gpus = o->gpus;
+    h->run.extra.no_overlap = o->no_overlap;
+    h->run.extra.decompose = o->decompose;
+    h->run.extra.deterministic = o->deterministic;
+    h->run.extra.theta = o->theta >= 0.0 ? (float)o->theta : NB_THETA_DEFAULT;
     h->run.info = &h->info;
     h->run.clock = &h->clock; /* every run has one: a step cannot tell the checked runs from the timed ones */
     return NB_EXIT_OK;
@@ -854,8 +854,8 @@ static int run_main(int argc, char **argv)
             nb_progress("checking the timed run against fp64");
             nb_check c;
             nb_check_init(&c);
-            if (!strcmp(NB_STEP_CHECK, "tree") && h.run.theta > 0.0f)
-                nb_check_tree_limits(&c, h.run.theta);
+            if (!strcmp(NB_STEP_CHECK, "tree") && h.run.extra.theta > 0.0f)
+                nb_check_tree_limits(&c, h.run.extra.theta);
             if ((rc = nb_check_timed(&c, init, final, &timed_ref, o->steps, o->dt)) != NB_EXIT_OK)
                 return rc;
             const int worst = !timed.acc_done || !(c.acc_max <= timed.acc_max) || !(c.pos_max <= timed.pos_max) ||

@@ -35,21 +35,27 @@ typedef struct nb_run_info {
 struct nb_clock;             /* the timed region; see nb_region_begin() */
 struct nb_snapshot_sink;     /* where trajectory snapshots go; see nb_snapshot_emit() */
 
+/* What later steps add to a call of the time loop: each is read only by the steps named, and the
+ * harness refuses an option a step does not take. A step before step07 never needs to look here. */
+typedef struct nb_run_extra {
+    unsigned gpus;           /* --gpus: GPUs asked for, 0 = all visible (steps with NB_FEATURE_MULTI_GPU) */
+    int no_overlap;          /* --no-overlap: run copies and compute one after another (step07) */
+    int decompose;           /* --decompose: NB_DECOMPOSE_AUTO, _SYSTEMS or _BODIES (step08, step11) */
+    int deterministic;       /* --deterministic: a fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
+    float theta;             /* --theta: opening angle (steps with NB_FEATURE_THETA; NB_THETA_DEFAULT if not given) */
+    uint64_t snapshot_every; /* steps between trajectory snapshots, 0 = none (steps with NB_FEATURE_SNAPSHOTS) */
+    struct nb_snapshot_sink *sink;
+} nb_run_extra;
+
 /* One call of the time loop. */
 typedef struct nb_run {
     uint64_t steps;          /* kick-drift steps to take */
     float dt;                /* time step */
     float eps2;              /* softening squared, > 0 (eps = 0 is carried as 1e-24: see common/README.md) */
-    unsigned block;          /* threads per block asked for on the command line, 0 = the step's default */
-    unsigned gpus;           /* GPUs asked for (--gpus), 0 = all visible */
-    int no_overlap;          /* --no-overlap: run copies and compute one after another (step07) */
-    int decompose;           /* --decompose: NB_DECOMPOSE_AUTO, _SYSTEMS or _BODIES (step08) */
-    int deterministic;       /* --deterministic: a fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
-    float theta;             /* --theta: opening angle (steps with NB_FEATURE_THETA; NB_THETA_DEFAULT if not given) */
-    uint64_t snapshot_every; /* steps between trajectory snapshots, 0 = none (only steps that say so) */
-    struct nb_snapshot_sink *sink;
+    unsigned block;          /* threads per block asked for on the command line, 0 = the step's default (GPU) */
     struct nb_clock *clock;  /* the region's clock (nb_region_begin/end): every run has one, checked or timed */
     nb_run_info *info;       /* never NULL */
+    nb_run_extra extra;      /* what steps 07-12 add */
 } nb_run;
 
 /* THE CONTRACT. Advance every body of `state` by run->steps steps of

@@ -175,9 +175,9 @@ int nb_sink_close(nb_snapshot_sink *s)
 
 int nb_snapshot_emit(const nb_run *run, const nb_state *view)
 {
-    if (!run->sink) {
+    if (!run->extra.sink) {
         nb_error("nb_snapshot_emit called without --snapshot-dir");
         return NB_EXIT_ERROR;
     }
-    return nb_sink_push(run->sink, view);
+    return nb_sink_push(run->extra.sink, view);
 }

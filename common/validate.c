@@ -211,8 +211,8 @@ static nb_run trial_run(const nb_run *tmpl, uint64_t steps, float dt)
     nb_run r = *tmpl;
     r.steps = steps;
     r.dt = dt;
-    r.snapshot_every = 0;
-    r.sink = NULL; /* the clock stays: a step cannot tell a checked run from a timed one by it */
+    r.extra.snapshot_every = 0;
+    r.extra.sink = NULL; /* the clock stays: a step cannot tell a checked run from a timed one by it */
     return r;
 }
 

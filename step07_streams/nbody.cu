@@ -290,7 +290,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     int least, greatest;
     NB_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     int first_of[MAX_GROUPS], count_of[MAX_GROUPS], groups = 0;
-    for (int first = 0, size = 2 * fill; first < systems && !run->no_overlap && systems > 1; ++groups, size *= GROWTH) {
+    for (int first = 0, size = 2 * fill; first < systems && !run->extra.no_overlap && systems > 1; ++groups, size *= GROWTH) {
         const int rest = systems - first;
         count_of[groups] = groups == MAX_GROUPS - 1 || rest - size < GROWTH * size ? rest : size;
         first_of[groups] = first;
@@ -305,7 +305,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     const int ends_grouped = groups > 1;
 
     /* Snapshots: two device buffers and two pinned host buffers, filled in turn on their own stream. */
-    const uint64_t every = run->snapshot_every;
+    const uint64_t every = run->extra.snapshot_every;
     cudaStream_t copier;
     cudaEvent_t copied, landed[2];
     float *snap_dev[2] = {NULL, NULL}, *snap_host[2] = {NULL, NULL};
@@ -361,7 +361,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
         NB_CUDA(cudaEventRecord(landed[b], copier));
         /* While the GPU runs on, hand the previous snapshot to the harness's writer thread
          * (with --no-overlap, this one, at once). */
-        if (run->no_overlap) {
+        if (run->extra.no_overlap) {
             NB_CUDA(cudaEventSynchronize(landed[b]));
             if (!last) /* the last one goes after the loop, as in the overlapped run */
                 rc = emit(s, run, snap_host[b], step + 1);
@@ -385,7 +385,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     nb_region_end(run); /* every byte is on the host: the loop is over */
     /* The last snapshot has no step left to hide behind; handing it to the writer (a host copy) is
      * end-to-end time, like the writing of the files. */
-    const int last_pending = taken > 0 && (!run->no_overlap || run->steps % every == 0);
+    const int last_pending = taken > 0 && (!run->extra.no_overlap || run->steps % every == 0);
     if (last_pending && rc == NB_EXIT_OK)
         rc = emit(s, run, snap_host[(taken - 1) % 2], run->steps / every * every);
 
@@ -409,7 +409,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     run->info->block = BLOCK;
     snprintf(run->info->config, sizeof run->info->config,
              "block=%d tile=%d unroll=%d bodies/thread=%d slices=%d streams=%d%s", BLOCK, TILE, UNROLL,
-             BODIES_PER_THREAD, slices, ends_grouped ? groups : 1, run->no_overlap ? " no-overlap" : "");
+             BODIES_PER_THREAD, slices, ends_grouped ? groups : 1, run->extra.no_overlap ? " no-overlap" : "");
     return rc;
     /* STUB
     // Yours to write: the pipeline of step07_streams/README.md, "What you write", with the helpers above.

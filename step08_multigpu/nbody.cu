@@ -164,8 +164,8 @@ int nb_step_run(nb_state *s, const nb_run *run)
         return NB_EXIT_ERROR;
     }
     int gpus = (int)nb_platform_gpus();
-    const int by_systems = run->decompose == NB_DECOMPOSE_SYSTEMS ||
-                           (run->decompose == NB_DECOMPOSE_AUTO && systems >= gpus);
+    const int by_systems = run->extra.decompose == NB_DECOMPOSE_SYSTEMS ||
+                           (run->extra.decompose == NB_DECOMPOSE_AUTO && systems >= gpus);
     /* Never more GPUs than pieces: a GPU with nothing to do would only wait. */
     if (by_systems && gpus > systems)
         gpus = systems;

@@ -368,7 +368,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     if (!getenv("NB_SLICES")) {
         if (piece > PIECE_MAX)
             piece = PIECE_MAX;
-        if (run->deterministic && piece < DETERMINISTIC_PIECE_MIN)
+        if (run->extra.deterministic && piece < DETERMINISTIC_PIECE_MIN)
             piece = DETERMINISTIC_PIECE_MIN < CHUNKS_PER_GROUP ? DETERMINISTIC_PIECE_MIN : CHUNKS_PER_GROUP;
     }
 
@@ -396,7 +396,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     float4 *acc = NULL, *iside = NULL, *jside = NULL;
     int *d_group_first = NULL;
     const size_t jside_per_system = groups > 1 ? jside_index(groups - 1, padded / 32, 0, padded / 32) : 0;
-    if (run->deterministic) {
+    if (run->extra.deterministic) {
         iside = (float4 *)nbd_malloc((size_t)systems * count * GROUP * sizeof(float4), "--deterministic i-side sums");
         jside = (float4 *)nbd_malloc((systems * jside_per_system > 0 ? systems * jside_per_system : 1) * sizeof(float4),
                                      "--deterministic j-side sums");
@@ -415,7 +415,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     for (uint64_t step = 0; step < run->steps; ++step) {
         pairs<<<grid, BLOCK>>>(bodies, acc, iside, jside, d_items, padded, systems, count, jside_per_system, run->eps2);
         NB_LAUNCH();
-        if (run->deterministic)
+        if (run->extra.deterministic)
             sum_kick_drift<<<sum_grid, SUM_WARPS * 32>>>(bodies, iside, jside, d_group_first, n, padded, systems, count,
                                                    jside_per_system, run->dt);
         else
@@ -434,7 +434,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     snprintf(run->info->config, sizeof run->info->config,
              "block=%d bodies/lane=%d unroll=%d group=%d piece=%d items=%d%s", BLOCK, BODIES_PER_LANE, UNROLL, GROUP, piece,
              count,
-             run->deterministic ? " deterministic" : "");
+             run->extra.deterministic ? " deterministic" : "");
     return NB_EXIT_OK;
     /* STUB
     // Yours to write: pad, make the work items, launch pairs() and an update kernel every step

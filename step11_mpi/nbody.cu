@@ -264,8 +264,8 @@ int nb_step_run(nb_state *s, const nb_run *run)
     }
     const int rank = nb_comm_rank(), ranks = nb_comm_size();
     /* One rank (also the test suites, which call this without mpirun) touches no MPI at all. */
-    const int by_systems = ranks == 1 || run->decompose == NB_DECOMPOSE_SYSTEMS ||
-                           (run->decompose == NB_DECOMPOSE_AUTO && systems >= ranks);
+    const int by_systems = ranks == 1 || run->extra.decompose == NB_DECOMPOSE_SYSTEMS ||
+                           (run->extra.decompose == NB_DECOMPOSE_AUTO && systems >= ranks);
     float *host[NB_FIELDS];
     for (int k = 0; k < NB_FIELDS; ++k)
         host[k] = nb_state_field(s, k);

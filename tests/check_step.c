@@ -296,7 +296,7 @@ START_TEST(deterministic_is_bit_identical)
     nb_init(&init, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 5);
     nb_run_info info;
     nb_run run = make_run(0.01, &info);
-    run.deterministic = 1;
+    run.extra.deterministic = 1;
 
     nb_state64 ref;
     ck_assert_int_eq(nb_state64_alloc(&ref, systems, n), NB_EXIT_OK);
@@ -340,7 +340,7 @@ static void tree_check(const nb_state *init, float theta, const char *what)
     ck_assert_int_eq(nb_state_alloc(&trial, init->systems, init->bodies), NB_EXIT_OK);
     nb_run_info info;
     nb_run run = make_run(0.01, &info);
-    run.theta = theta;
+    run.extra.theta = theta;
     nb_state64 ref;
     ck_assert_int_eq(nb_state64_alloc(&ref, init->systems, init->bodies), NB_EXIT_OK);
     nb_state64_from(&ref, init);

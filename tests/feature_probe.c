@@ -9,7 +9,7 @@ const unsigned nb_step_features = NB_FEATURE_SNAPSHOTS;
 int nb_step_run(nb_state *s, const nb_run *run)
 {
     (void)s;
-    if (run->sink && run->snapshot_every == 0) {
+    if (run->extra.sink && run->extra.snapshot_every == 0) {
         nb_error("feature probe: the harness ran the loop in chunks: it did not see NB_FEATURE_SNAPSHOTS");
         return NB_EXIT_ERROR;
     }
