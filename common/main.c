@@ -788,8 +788,9 @@ static int run_main(int argc, char **argv)
 
     /* Check what is timed: every repeat's final state against the fp64 reference of the same run. */
     static nb_state64 timed_ref;
-    const int check_timed = o->steps > 0 && (o->validate == NB_VALIDATE_FULL ||
-                                             (o->validate == NB_VALIDATE_AUTO && pairs_of(init, o->steps) <= NB_TIMED_CHECK_PAIRS));
+    const int check_timed = o->steps > 0 && (double)o->steps * o->dt <= NB_TIMED_CHECK_TIME &&
+                            (o->validate == NB_VALIDATE_FULL ||
+                             (o->validate == NB_VALIDATE_AUTO && pairs_of(init, o->steps) <= NB_TIMED_CHECK_PAIRS));
     if (check_timed) {
         if ((rc = reference_state(&h, o->steps, o->dt, &timed_ref)) != NB_EXIT_OK)
             return rc;

@@ -21,6 +21,8 @@ extern "C" {
 #define NB_ACC_FLOOR 0.1         /* bodies with |a| under this fraction of their system's rms are measured against it */
 #define NB_CHECK_STEPS 4         /* steps of the state check ... */
 #define NB_CHECK_DT 1e-3         /* ... of dt = min(--dt, this), so close encounters stay tame */
+#define NB_TIMED_ROOM 4.0        /* a timed run's limits: this many times the validation's (validate.c) */
+#define NB_TIMED_CHECK_TIME 1.0  /* timed runs are checked up to this simulated time, steps x dt (README) */
 
 /* The acceleration tolerances for N bodies per system. */
 double nb_tol_acc_max(size_t bodies);
@@ -75,8 +77,9 @@ int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want);
 
 /* The check of a timed run: `got` is the step's state after `steps` steps of `dt` from `initial`,
  * `want` the reference's. Each body's velocity change over the run (its mean acceleration times the
- * run's length) is held to the acceleration limits, and the state to tol_state times how much longer
- * the run is than the validation's: a step that computes less, or fewer steps, when timed fails. */
+ * run's length) is held to the acceleration limits and the state to tol_state, each NB_TIMED_ROOM
+ * times wider and times how much longer the run is than the validation's: a step that computes less,
+ * or fewer steps, when timed fails. */
 int nb_check_timed(nb_check *c, const nb_state *initial, const nb_state *got, const nb_state64 *want,
                    uint64_t steps, double dt);
 
