@@ -45,17 +45,27 @@ LDLIBS := -L$(DEPS_LIBDIR) $(LDLIBS)
 endif
 
 # ---- the registry ------------------------------------------------------------------------
-registry = $(shell awk -v id='$(1)' -v col=$(2) '$$1 ~ /^[0-9]+$$/ && $$1 == id { print $$col }' steps.list)
-STEP_IDS := $(shell awk '$$1 ~ /^[0-9]+$$/ { print $$1 }' steps.list)
-folder_of = $(call registry,$(1),2)
-lang_of = $(call registry,$(1),3)
-# flags: split at the commas; "\," is a comma inside one flag (-mrecip=!vec-div\,!vec-sqrt: steps.list)
-flags_of = $(subst @comma@,$(comma),$(subst $(comma), ,$(subst \$(comma),@comma@,$(filter-out none,$(call registry,$(1),5)))))
-from_of = $(filter-out -,$(call registry,$(1),6))
-check_of = $(call registry,$(1),7)
-launch_of = $(filter-out -,$(call registry,$(1),8))
-summary_of = $(shell awk -v id='$(1)' '$$1 ~ /^[0-9]+$$/ && $$1 == id { for (k = 1; k <= 8; ++k) $$k = ""; sub(/^ +/, ""); print }' steps.list)
-comma := ,
+# make reads steps.list through the shell's one reader (common/steps.sh), into $(BUILD)/gen/steps.tsv:
+# the column names, then one tab-separated line per step, the flags as compiler words (the reader turns
+# steps.list's "\," into a comma inside one flag). It is rewritten only when it changes. The functions
+# below pick a column by its name, so a new column in steps.list moves nothing here.
+REGISTRY := $(BUILD)/gen/steps.tsv
+ifneq ($(shell mkdir -p $(BUILD)/gen && bash common/steps.sh registry_table > $(REGISTRY).tmp && \
+    { cmp -s $(REGISTRY).tmp $(REGISTRY) && rm -f $(REGISTRY).tmp || mv $(REGISTRY).tmp $(REGISTRY); } && echo ok),ok)
+$(error steps.list: common/steps.sh could not read the registry)
+endif
+# $(call registry,ID,COLUMN): one step's column; $(call registry_all,COLUMN): every step's, in order.
+registry_awk = awk -F'\t' -v id='$(1)' -v col='$(2)' 'NR == 1 { for (k = 1; k <= NF; ++k) c[$$k] = k; next } $(3)' $(REGISTRY)
+registry = $(shell $(call registry_awk,$(1),$(2),$$c["id"] == id { print $$c[col] }))
+registry_all = $(shell $(call registry_awk,,$(1),{ print $$c[col] }))
+STEP_IDS := $(call registry_all,id)
+folder_of = $(call registry,$(1),folder)
+lang_of = $(call registry,$(1),lang)
+flags_of = $(filter-out none,$(call registry,$(1),flags))
+from_of = $(filter-out -,$(call registry,$(1),from))
+check_of = $(call registry,$(1),check)
+launch_of = $(filter-out -,$(call registry,$(1),launch))
+summary_of = $(call registry,$(1),summary)
 CPU_IDS := $(foreach s,$(STEP_IDS),$(if $(filter c,$(call lang_of,$(s))),$(s)))
 GPU_IDS := $(foreach s,$(STEP_IDS),$(if $(filter cu,$(call lang_of,$(s))),$(s)))
 BIN = $(BUILD)/bin/$(call folder_of,$(1))

@@ -14,6 +14,7 @@ work=${1:?usage: grading/handout-test.sh WORK}
 [ $# -eq 1 ] || { echo "handout-test.sh: usage: grading/handout-test.sh WORK" >&2; exit 2; }
 [ -f "$here/.handout" ] && { echo "SKIP handout: this tree is a handout already"; exit 0; }
 tool=$here/grading/handout.sh
+. "$here/common/steps.sh"
 rm -rf "$work" && mkdir -p "$work" || { echo "handout-test.sh: cannot make $work" >&2; exit 2; }
 work=$(cd "$work" && pwd)
 fails=0
@@ -88,7 +89,8 @@ bad_case line-comment-marker 1 $'// BEGIN SOLUTION\nint a;\n// END SOLUTION'
 mini=$work/mini
 mkdir -p "$mini/grading" "$mini/stepA"
 cp "$tool" "$mini/grading/"
-printf '00  stepA  c  0  none  the only step\n' > "$mini/steps.list"
+printf '#id folder lang gpus flags from check launch summary\n00  stepA  c  0  none  -  exact  -  the only step\n' > "$mini/steps.list"
+mkdir -p "$mini/common" && cp "$here/common/steps.sh" "$mini/common/"
 printf 'int a;\n/* BEGIN SOLUTION */\nint b;\n' > "$mini/stepA/nbody.c"
 err=$(bash "$mini/grading/handout.sh" "$mini/build/handout" 2>&1)
 rc=$?
@@ -117,7 +119,7 @@ compare_tree() { # SRC TREE
     while IFS= read -r -d '' f; do
         cmp -s "$src/$f" "$t/$f" && continue
         folder=${f%%/*}
-        if [[ $f == */* ]] && awk -v d="$folder" '$1 ~ /^[0-9]+$/ && $2 == d { found = 1 } END { exit !found }' "$src/steps.list"; then
+        if [[ $f == */* ]] && STEPS_LIST=$src/steps.list registry_field "$folder" id > /dev/null 2>&1; then
             [[ " ${stripped[*]} " == *" $folder "* ]] || stripped+=("$folder")
         else
             different+=("$f")
@@ -130,7 +132,8 @@ compare_tree() { # SRC TREE
 odd=$work/odd
 mkdir -p "$odd/grading" "$odd/stepA" "$odd/docs"
 cp "$tool" "$odd/grading/"
-printf '00  stepA  c  0  none  the only step\n' > "$odd/steps.list"
+printf '#id folder lang gpus flags from check launch summary\n00  stepA  c  0  none  -  exact  -  the only step\n' > "$odd/steps.list"
+mkdir -p "$odd/common" && cp "$here/common/steps.sh" "$odd/common/"
 printf 'int a;\n/* BEGIN SOLUTION */\nint b;\n/* END SOLUTION */\n' > "$odd/stepA/nbody.c"
 printf 'int c;\n/* BEGIN SOLUTION */\nint d;\n/* END SOLUTION */\n' > "$odd/stepA/extra part.c"
 odd_names=("stepA/my notes.txt" "docs/read me.md" " docs edge .md" 'docs/say "hi".txt' $'docs/tab\tname.txt' "docs/café.txt")
@@ -203,7 +206,7 @@ ids=() gpu_ids=()
 while read -r id folder lang _; do
     [ -d "$here/$folder" ] || continue
     if [ "$lang" = c ]; then ids+=("$id"); elif command -v "${NVCC:-nvcc}" > /dev/null; then gpu_ids+=("$id"); fi
-done < <(awk '$1 ~ /^[0-9]+$/' "$here/steps.list")
+done < <(registry_ids id folder lang)
 if build_steps "$tree" "${ids[@]}" "${gpu_ids[@]}"; then
     # The compilers' warnings (gcc's "file:line: warning:", nvcc's "warning #177-D"), not make's own.
     warnings=$(grep -E 'warning' "$tree.log" | grep -vcE '^make(\[[0-9]+\])?: ')
@@ -221,7 +224,7 @@ have_gpu=0
 nvidia-smi -L > /dev/null 2>&1 && have_gpu=1
 for folder in "${stripped[@]}"; do
     bin=$tree/build/bin/$folder
-    lang=$(awk -v d="$folder" '$1 ~ /^[0-9]+$/ && $2 == d { print $3 }' "$here/steps.list")
+    lang=$(registry_field "$folder" lang)
     if [ "$lang" = cu ] && [ $have_gpu -eq 0 ]; then
         echo "SKIP stripped $folder: no GPU here to run it"
         continue
@@ -241,7 +244,7 @@ done
 grade_check() { # TREE EXPECT: EXPECT is TODO (stripped) or PASS (filled in)
     local t=$1 expect=$2 steps=()
     for folder in "${stripped[@]}"; do
-        steps+=("$(awk -v d="$folder" '$1 ~ /^[0-9]+$/ && $2 == d { print $1 }' "$here/steps.list")")
+        steps+=("$(registry_field "$folder" id)")
     done
     if ! grep -qs '^grade:' "$t"/grading/*.mk; then
         echo "SKIP make grade in the handout: no grader in this tree yet"
@@ -256,7 +259,7 @@ grade_check() { # TREE EXPECT: EXPECT is TODO (stripped) or PASS (filled in)
     fi
     for folder in "${stripped[@]}"; do
         local lang
-        lang=$(awk -v d="$folder" '$1 ~ /^[0-9]+$/ && $2 == d { print $3 }' "$here/steps.list")
+        lang=$(registry_field "$folder" lang)
         [ "$lang" = cu ] && [ $have_gpu -eq 0 ] && continue
         if [ "$expect" = TODO ]; then
             if grep "$folder" "$t.grade.log" | grep -qE "TODO|FAIL" && grep -q "$folder: TODO: " "$t.grade.log"; then
@@ -282,7 +285,7 @@ for folder in "${stripped[@]}"; do
 done
 if build_steps "$full" "${ids[@]}" "${gpu_ids[@]}"; then
     for folder in "${stripped[@]}"; do
-        lang=$(awk -v d="$folder" '$1 ~ /^[0-9]+$/ && $2 == d { print $3 }' "$here/steps.list")
+        lang=$(registry_field "$folder" lang)
         if [ "$lang" = cu ] && [ $have_gpu -eq 0 ]; then
             echo "SKIP filled-in $folder: no GPU here to run it"
             continue

@@ -67,7 +67,7 @@ step_sources() {
         for f in "$here/$folder"/*.c "$here/$folder"/*.cu "$here/$folder"/*.h "$here/$folder"/*.cuh; do
             [ -f "$f" ] && printf '%s\0' "${f#"$here"/}"
         done
-    done < <(awk '$1 ~ /^[0-9]+$/ { print $2 }' "$here/steps.list")
+    done < <(STEPS_LIST=$here/steps.list bash "$here/common/steps.sh" registry_ids folder)
 }
 
 # Every file of the tree, relative to it: tracked and untracked-but-not-ignored where git knows the tree.

@@ -22,7 +22,8 @@ mkdir -p "$root" "$cache"
 
 cpu_step=00
 gpu_step=03
-folder_of() { awk -v id="$1" '$1 ~ /^[0-9]+$/ && $1 == id { print $2 }' steps.list; }
+. common/steps.sh
+folder_of() { registry_field "$1" folder; }
 
 # name | step | what the fault is | sed program (one or more -e expressions, applied to the copy)
 faults=(
@@ -67,7 +68,7 @@ printf 'grade-selftest: faults planted in copies under %s; GPUs here: %s\n\n' "$
 # skip_reason STEP: why a copy of this step cannot be graded here (empty: it can).
 skip_reason() {
     local lang
-    lang=$(awk -v id="$1" '$1 ~ /^[0-9]+$/ && $1 == id { print $3 }' steps.list)
+    lang=$(registry_field "$1" lang)
     [ "$lang" = cu ] || return 0
     [ "$have_nvcc" = 1 ] || { echo "no nvcc"; return 0; }
     [ "$gpus" -gt 0 ] 2>/dev/null || { echo "no GPU"; return 0; }

@@ -13,6 +13,11 @@ if ! command -v gnuplot >/dev/null 2>&1; then
     exit 2
 fi
 mkdir -p "$figdir"
+# The registry's steps for the figures (gnuplot's variable registry): id and folder, tab-separated.
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+. common/steps.sh
+registry_ids id folder > "$tmp/registry.tsv" || exit 2
 
 # The terminals this gnuplot has: cairo where it can, libgd or SVG where not.
 terms=$(gnuplot -e 'set terminal' 2>&1 </dev/null)
@@ -46,7 +51,7 @@ for n in "${names[@]}"; do
     [ -f "$gp" ] || { echo "figures: no $gp" >&2; failed=$((failed + 1)); continue; }
     printf 'figures: [%d/%d] %s\n' "$i" "$total" "$n"
     for fmt in png vec; do
-        log=$(gnuplot -e "fmt='$fmt'; out='$figdir/$n'; data='$data'; pngterm='$pngterm'; vecterm='$vecterm'" "$gp" 2>&1)
+        log=$(gnuplot -e "fmt='$fmt'; out='$figdir/$n'; data='$data'; registry='$tmp/registry.tsv'; pngterm='$pngterm'; vecterm='$vecterm'" "$gp" 2>&1)
         rc=$?
         # gnuplot returns 0 after many errors inside if-blocks: its messages are the verdict.
         if [ $rc != 0 ] || grep -qE '^(.*line [0-9]+: |.*error)' <<< "$log"; then

@@ -30,7 +30,7 @@ cache=build/ref-cache
 mdir=build/measure-out
 mkdir -p "$cache" "$mdir"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-gpu_steps=$(awk '$1 ~ /^[0-9]+$/ && $3 == "cu" { print $2 }' steps.list)
+gpu_steps=$(. common/steps.sh && registry_where lang cu folder)
 
 elapsed() { echo $(($(date +%s) - t0)); }
 has() {

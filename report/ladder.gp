@@ -18,8 +18,9 @@ if (n == 0) {
 }
 
 # Every rung of the registry gets its place, measured or not.
-tics = system("awk '$1 ~ /^[0-9]+$/ { printf \"%s\\\"%s\\\" %d\", (k++ ? \", \" : \"\"), substr($2, 5), $1 + 0 }' steps.list")
-last = int(system("awk '$1 ~ /^[0-9]+$/ { n = $1 + 0 } END { print n }' steps.list"))
+# registry: id and folder of each step, tab-separated (report/figures.sh writes it with common/steps.sh).
+tics = system("awk -F'\t' '{ printf \"%s\\\"%s\\\" %d\", (k++ ? \", \" : \"\"), substr($2, 5), $1 + 0 }' ".registry)
+last = int(system("awk -F'\t' '{ n = $1 + 0 } END { print n }' ".registry))
 xmult(x) = (x >= 100) ? sprintf("%.0f×", x) : sprintf("%.3g×", x)
 rate(x) = (x >= 100) ? sprintf("%.0f", x) : sprintf("%.3g", x)
 # "H200", "H100", "CPU, 16 threads" or, for the serial step00, "CPU, 1 thread": where each bar ran

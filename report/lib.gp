@@ -4,6 +4,7 @@
 #   fmt     'png' or 'vec' (print: PDF, or SVG where pdfcairo is missing)
 #   out     the output path without extension (report/figures/NAME)
 #   data    the recordings' folder (report/data; report/recordings.sh orders its recordings)
+#   registry  the steps' id and folder, tab-separated, one line each (common/steps.sh: registry_ids id folder)
 #   pngterm, vecterm   the terminals this gnuplot has (pngcairo or png; pdfcairo or svg)
 if (!exists("fmt")) fmt = 'png'
 if (!exists("data")) data = 'report/data'

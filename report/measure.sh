@@ -60,7 +60,8 @@ t_start=$(date +%s)
 say() { printf '=== %s (+%ds) %s\n' "$(date -u +%H:%M:%S)" $(($(date +%s) - t_start)) "$*"; }
 note() { printf '    %s\n' "$*"; }
 has() { case " $phases " in *" $1 "*) return 0 ;; esac; return 1; }
-steps_of() { awk -v lang="$1" '$1 ~ /^[0-9]+$/ && $3 == lang { print $2 }' steps.list; }
+. common/steps.sh
+steps_of() { registry_where lang "$1" folder; }
 cpu_steps=$(steps_of c)
 gpu_steps=$(steps_of cu)
 
@@ -296,7 +297,7 @@ if has tile; then
 fi
 # min-blocks: label mbM-tT-ID (ID the step's in steps.list), in the order the phase times them.
 min_blocks_labels=""
-step_of_label() { awk -v id="${1##*-}" '$1 == id { print $2 }' steps.list; }
+step_of_label() { registry_field "${1##*-}" folder; }
 if has min-blocks; then
     for mb in 0 8 9 10; do
         for t in 256 512 1024 2048; do min_blocks_labels+=" mb$mb-t$t-06"; done

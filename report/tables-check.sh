@@ -11,12 +11,12 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/report"
 cp README.md "$tmp/README.md" && cp report/REPORT.md "$tmp/report/REPORT.md" || exit 2
 blocks=0
-while read -r id folder _; do
-    case $id in '' | '#'*) continue ;; esac
+. common/steps.sh
+while read -r id folder; do
     [ -f "$folder/README.md" ] || continue
     mkdir -p "$tmp/$folder" && cp "$folder/README.md" "$tmp/$folder/README.md" || exit 2
     grep -q '^<!-- BEGIN measured[ >-]' "$folder/README.md" && blocks=$((blocks + 1))
-done < steps.list
+done < <(registry_ids id folder)
 if ! README_MD="$tmp/README.md" REPORT_MD="$tmp/report/REPORT.md" LESSONS_DIR="$tmp" bash report/tables.sh > "$tmp/log" 2>&1; then
     echo "FAIL tables: report/tables.sh failed: $(tail -n 1 "$tmp/log")"
     exit 1

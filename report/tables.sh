@@ -12,6 +12,9 @@ lessons=${LESSONS_DIR:-.} # where the step folders' lesson READMEs are (report/t
 pick() { awk -f report/pick.awk "$@"; }
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
+# The registry, as the awk programs below read it: id, from, check, summary, tab-separated (common/steps.sh).
+. common/steps.sh
+registry_ids id from check summary > "$tmp/registry" || exit 2
 
 # The recorded files of those names, lowest priority first (report/recordings.sh); readers keep the
 # last row of each key, so a later recording's row replaces an earlier one's. find_file: the last.
@@ -53,11 +56,11 @@ ladder_table() {
     fi
     pick -v cols=step,name,bodies,steps,ginteractions_s,gflops,pass,device,threads,_recording -v where="$sel" -v need=kernel_s \
         -v key=step "${files[@]}" | sort -t, -k1,1n > "$tmp/ladder"
-    awk -F, '
+    awk -F, -v registry="$tmp/registry" '
         function num(x) { return (x >= 1000) ? sprintf("%.0f", x) : sprintf("%.3g", x) }
         BEGIN {
-            while ((getline l < "steps.list") > 0) if (l ~ /^[0-9]+ /) { split(l, w, " "); id = w[1]; t = l
-                for (k = 1; k <= 8; ++k) sub(/^[^ ]+ +/, "", t); what[id] = t; from[id] = w[6]; tree[id] = w[7] == "tree"; ids[++nid] = id }
+            while ((getline l < registry) > 0) { split(l, w, "\t"); id = w[1]
+                what[id] = w[4]; from[id] = w[2]; tree[id] = w[3] == "tree"; ids[++nid] = id }
             print "| step | what changes | N | G interactions/s | GFLOP/s | × serial | × previous | valid | device | recording |"
             print "|---|---|--:|--:|--:|--:|--:|:-:|---|---|"
         }
@@ -619,9 +622,9 @@ lesson_block() { # ID: the measured block of step ID
         none "No ladder row of step $id is recorded (N = 65536: make grade on a GPU machine). Its own measurements:"
     else
         pick -v cols=step,bodies,ginteractions_s,device,threads,date,commit -v where="$sel;step=$id" -v need=kernel_s -v key=step "${lad[@]}" |
-            awk -F, -v id="$id" -v ladder="$tmp/ladder" '
+            awk -F, -v id="$id" -v ladder="$tmp/ladder" -v registry="$tmp/registry" '
             function num(x) { return (x >= 1000) ? sprintf("%.0f", x) : sprintf("%.3g", x) }
-            BEGIN { while ((getline l < "steps.list") > 0) if (l ~ /^[0-9]+ /) { split(l, w, " "); from[w[1]] = w[6] }
+            BEGIN { while ((getline l < registry) > 0) { split(l, w, "\t"); from[w[1]] = w[2] }
                     while ((getline l < ladder) > 0) { split(l, f, ","); rate[f[1]] = f[5] } }
             { dev = ($4 ~ /NVIDIA/) ? $4 : ($1 == "00" ? $4 " (1 thread)" : $4 " (" $5 " threads)")
               p = from[id]
@@ -651,8 +654,7 @@ lesson_block() { # ID: the measured block of step ID
     echo
 }
 
-while read -r id folder _; do
-    case $id in '' | '#'*) continue ;; esac
+while read -r id folder; do
     f=$lessons/$folder/README.md
     [ -f "$f" ] || continue
     if grep -q '^<!-- BEGIN measured[ >-]' "$f"; then
@@ -663,7 +665,7 @@ while read -r id folder _; do
         [ -f "$tmp/sec-$sec" ] || { echo "tables: $f: no REPORT section '$sec' to show" >&2; exit 1; }
         replace_section "$f" "report-$sec" < "$tmp/sec-$sec" || exit 1
     done
-done < steps.list
+done < <(registry_ids id folder)
 
 # ---- where the numbers come from -----------------------------------------------------------------
 {

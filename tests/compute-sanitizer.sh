@@ -44,7 +44,7 @@ for n in $sizes; do
 done
 
 # The GPU steps: all of steps.list, or those named.
-all=$(awk '$1 ~ /^[0-9]+$/ && $3 == "cu" { print $1, $2 }' "$here/steps.list")
+all=$(. "$here/common/steps.sh" && registry_where lang cu id folder)
 steps=()
 if [ $# -eq 0 ]; then
     while read -r _ folder; do steps+=("$folder"); done <<< "$all"

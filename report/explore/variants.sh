@@ -61,7 +61,7 @@ for n in range(len(toggles) + 1):
         open('%s/%s.cu' % (sys.argv[1], ''.join(combo) or 'a'), 'w').write(text)
 EOF
 
-flags=$(awk '$2 == "step06_soa" { gsub(/\\,/, "\001", $5); gsub(",", " ", $5); gsub("\001", ",", $5); print $5 }' steps.list) # as the Makefile's flags_of
+flags=$(. common/steps.sh && registry_field step06_soa flags) # as the Makefile's flags_of
 [ "$flags" = none ] && flags=
 orders=${VARIANTS_ORDERS:-$(find "$work/src" -name '*.cu' -printf '%f\n' | sed 's/\.cu$//' | sort)}
 for v in $orders; do

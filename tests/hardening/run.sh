@@ -45,7 +45,7 @@ cpu=() gpu=()
 while read -r id folder lang _; do
     [ -x "$bin/$folder" ] || continue
     if [ "$lang" = cu ]; then gpu+=("$folder"); else cpu+=("$folder"); fi
-done < <(awk '$1 ~ /^[0-9]+$/' "$here/steps.list")
+done < <(. "$here/common/steps.sh" && registry_ids id folder lang)
 [ ${#cpu[@]} -gt 0 ] || { echo "$me: no step binary in $bin (make cpu)" >&2; exit 2; }
 have_gpu=0
 nvidia-smi -L 2> /dev/null | grep -q '^GPU' && have_gpu=1

@@ -27,8 +27,9 @@ export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:exitcode=86:detec
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87
 export LSAN_OPTIONS=exitcode=23
 jobs=$(nproc 2> /dev/null || echo 2)
-cpu_ids=$(awk '$1 ~ /^[0-9]+$/ && $3 == "c" { printf "%s ", $1 }' steps.list)
-cpu_steps=$(awk '$1 ~ /^[0-9]+$/ && $3 == "c" { printf "%s ", $2 }' steps.list)
+. common/steps.sh
+cpu_ids=$(registry_where lang c id | tr '\n' ' ')
+cpu_steps=$(registry_where lang c folder | tr '\n' ' ')
 fails=0
 say() { printf '\n== %s\n' "$*"; }
 verdict() { # NAME STATUS
