@@ -1,18 +1,18 @@
 # report.mk: the instructors' targets (included by the top-level Makefile).
-#   make report     measure every sweep on this machine (report/measure.sh), then draw everything
+#   make report     measure every sweep on this machine (report/sweeps/measure.sh), then draw everything
 #   make figures    draw every figure and rewrite the report's tables from the recorded CSVs (no GPU)
 #   make movie      run a two-galaxy collision on the CPU and draw it as an animated GIF
-#   make cpu-peer   step01 side by side with report/peer-soa.c on this machine (report/cpu-peer.sh)
+#   make cpu-peer   step01 side by side with report/tools/peer-soa.c on this machine (report/sweeps/cpu-peer.sh)
 # Recordings: report/data/cpu (a CPU-only machine: the CPU steps and the physics), data/<machine>-<date>
 # (brought back from lent GPU machines), data/gpu (make report on a GPU machine); of each row they
-# show, the figures and tables take the latest recording's (report/recordings.sh).
+# show, the figures and tables take the latest recording's (report/query/recordings.sh).
 
 REPORT_TOOLS := $(BUILD)/tools/diag $(BUILD)/tools/snap2txt $(BUILD)/tools/kepler
 # Where `make report` records: a GPU machine's run replaces report/data/gpu, a CPU machine's report/data/cpu.
 REPORT_OUT = report/data/$(if $(shell nvidia-smi -L 2>/dev/null | grep '^GPU'),gpu,cpu)
-# make report PHASES="ladder block" measures only those (report/measure.sh lists them).
+# make report PHASES="ladder block" measures only those (report/sweeps/measure.sh lists them).
 PHASES ?=
-# make movie MOVIE_N=8192 MOVIE_STEPS=6000 MOVIE_EVERY=30 (defaults in report/movie.sh: 4096, 5000, 25)
+# make movie MOVIE_N=8192 MOVIE_STEPS=6000 MOVIE_EVERY=30 (defaults in report/plots/movie.sh: 4096, 5000, 25)
 MOVIE_N ?=
 MOVIE_STEPS ?=
 MOVIE_EVERY ?=
@@ -22,7 +22,7 @@ CPU_PEER_OUT ?= $(BUILD)/cpu-peer
 
 .PHONY: report figures movie report-tools report-tables cpu-peer
 
-$(REPORT_TOOLS): $(BUILD)/tools/%: report/%.c $(LIBNBODY) | $(BUILD)/.deps-zlib
+$(REPORT_TOOLS): $(BUILD)/tools/%: report/tools/%.c $(LIBNBODY) | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -o $@ $< $(LIBNBODY) $(LDLIBS)
 
@@ -30,17 +30,17 @@ report-tools: $(REPORT_TOOLS)                        ## build the report's C too
 
 report: $(REPORT_TOOLS)                              ## measure every sweep here into report/data, then draw (GPU machine)
 	@out='$(REPORT_OUT)'; echo "report: recording into $$out"; \
-	MAKEFLAGS= MAKELEVEL= BUILD='$(BUILD)' bash report/measure.sh "$$out" $(PHASES)
+	MAKEFLAGS= MAKELEVEL= BUILD='$(BUILD)' bash report/sweeps/measure.sh "$$out" $(PHASES)
 	@$(MAKE) --no-print-directory figures
 
 figures: $(BUILD)/.deps-gnuplot                       ## draw the figures and tables from the recorded CSVs (no GPU)
-	@bash report/figures.sh
+	@bash report/plots/figures.sh
 
-cpu-peer:                                            ## step01 side by side with report/peer-soa.c here: build/cpu-peer/cpu-peer.csv
-	@MAKEFLAGS= MAKELEVEL= BUILD='$(BUILD)' bash report/cpu-peer.sh '$(CPU_PEER_OUT)'
+cpu-peer:                                            ## step01 side by side with report/tools/peer-soa.c here: build/cpu-peer/cpu-peer.csv
+	@MAKEFLAGS= MAKELEVEL= BUILD='$(BUILD)' bash report/sweeps/cpu-peer.sh '$(CPU_PEER_OUT)'
 
 report-tables:                                       ## rewrite only the tables in report/REPORT.md and README.md
-	@bash report/tables.sh
+	@bash report/tables/tables.sh
 
 movie: $(BUILD)/.deps-gnuplot $(REPORT_TOOLS) $(call BIN,01)  ## animate a two-galaxy collision: report/figures/collision.gif
-	@MOVIE_N='$(MOVIE_N)' MOVIE_STEPS='$(MOVIE_STEPS)' MOVIE_EVERY='$(MOVIE_EVERY)' BUILD='$(BUILD)' bash report/movie.sh
+	@MOVIE_N='$(MOVIE_N)' MOVIE_STEPS='$(MOVIE_STEPS)' MOVIE_EVERY='$(MOVIE_EVERY)' BUILD='$(BUILD)' bash report/plots/movie.sh

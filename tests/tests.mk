@@ -120,9 +120,9 @@ test-mpi: $(MPI_TEST)  ## the MPI exchange (ring, allgather) on 1-3 ranks agains
 
 .PHONY: test-tables
 test-tables:  ## README.md, REPORT.md and the lessons' measured blocks are what make figures writes from report/data; relative links resolve
-	@bash report/tables-check.sh
-	@bash report/links-check.sh --selftest
-	@bash report/links-check.sh
+	@bash report/tables/tables-check.sh
+	@bash report/tables/links-check.sh --selftest
+	@bash report/tables/links-check.sh
 
 .PHONY: test-lessons
 test-lessons:  ## a lesson's prose quotes its generated blocks' numbers marked, and they match (tests/lesson-numbers.sh)

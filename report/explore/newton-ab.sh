@@ -24,8 +24,8 @@ csv=$out/newton-ab.csv
 rm -f "$csv"
 fails=0
 exe_of() { echo "$root/build/ab/$1/bin/step09_newton"; }
-# shellcheck source=report/newton-lib.sh
-. report/newton-lib.sh # steps_for N RATE, pairs_resources LOG
+# shellcheck source=report/sweeps/newton-lib.sh
+. report/sweeps/newton-lib.sh # steps_for N RATE, pairs_resources LOG
 
 for kv in $builds; do
     label=${kv%%:*} defs=${kv#*:}

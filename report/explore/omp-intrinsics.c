@@ -7,7 +7,7 @@
  * 7.5 e^2 for an estimate off by e, 1e-6 for AVX2's 12-bit estimate, 3e-8 for AVX-512's 14-bit one),
  * and the mass joins it: 6. With AVX-512 the loop takes 16 pairs at a time (gcc's own 512-bit code
  * computes a square root and then divides, 11 instructions where this has 1: why step01 keeps
- * -mprefer-vector-width=256). Built, validated and timed on the harness by report/cpu-peer.sh. */
+ * -mprefer-vector-width=256). Built, validated and timed on the harness by report/sweeps/cpu-peer.sh. */
 #include "nbody.h"
 #include "util.h"
 

@@ -42,6 +42,6 @@ print("%-8s %6s " % ("opcode", "count") + " ".join("%18s" % k for k in keys))
 for op, v in sorted(by.items(), key=lambda kv: -kv[1][3]):
     print("%-8s %6d " % (op, v[0]) + " ".join("%18d" % x for x in v[1:]))
 ' | tee "$out/stalls-by-opcode.txt"
-bash report/measure.sh "$out" min-blocks
+bash report/sweeps/measure.sh "$out" min-blocks
 bash "$here/variants.sh" "$out"
 tar czf "$final/explore.tgz" -C "$out" .

@@ -399,9 +399,9 @@ case_ S4 bad tests/hardening/run.sh "hardening/run.sh with a bad --timeout" --ti
 case_ S5 bad grader "the grader, an unknown option" --bogus
 case_ S6 bad grader "the grader, zero bodies" --bodies 0
 case_ S7 bad grader "the grader, --plot of a missing CSV" --plot missing.csv --out @folder
-case_ S8 bad report/gpu-run.sh "gpu-run.sh without a folder"
+case_ S8 bad report/sweeps/gpu-run.sh "gpu-run.sh without a folder"
 case_ S9 bad tests/run.sh "tests/run.sh without a folder"
-case_ S10 bad report/measure.sh "measure.sh with an unknown option" --bogus
+case_ S10 bad report/sweeps/measure.sh "measure.sh with an unknown option" --bogus
 case_ S11 bad report/explore/run-all.sh "explore/run-all.sh without a folder"
 case_ S12 bad report/explore/variants.sh "explore/variants.sh with TOP not a number" @folder many
 case_ S13 bad report/explore/sass-model.py "explore/sass-model.py of a missing file" missing.sass
