@@ -1,7 +1,8 @@
 # tables.awk: the Markdown tables of report/tables/sections.spec, one renderer a table (-v table=NAME).
 # Input: the rows report/query/pick.awk selected for the section (the spec's cols, in that order), CSV.
 # Variables: registry (id, from, check, summary of each step, tab-separated: common/steps.sh),
-# ladder (the ladder's rows), rates (mpimodel: the rows, sorted by N), id (a lesson's step).
+# ladder (the ladder's rows), rates (mpimodel: the rows, sorted by N), id (a lesson's step);
+# head, align, rowfmt (the spec's head, align and row, for table rows).
 # The numbers are printed as the lessons quote them: num, ms, sci, pct, times below.
 BEGIN { FS = "," }
 
@@ -107,12 +108,10 @@ END { if (table == "unroll") {
         print "" }
     printf "\nBest: UNROLL = %s with %s bodies per thread, %.4g G interactions/s.\n", bu, bb, best } }
 
-# ---- one line a row: tuning, tile, variants ---------------------------------------------------------
-BEGIN { if (table == "tuning") { print "| step | UNROLL | bodies per thread | BLOCK | N | G interactions/s |"; print "|---|--:|--:|--:|--:|--:|" }
-        if (table == "tile") { print "| step | bodies per tile (TILE) | G interactions/s | config |"; print "|---|--:|--:|---|" }
+# ---- rows: the spec's head and align lines, then its row format (printf) filled with each row's columns
+BEGIN { if (table == "rows") { print head; print align }
         if (table == "variants") { print "| step | build | N | G interactions/s | config |"; print "|---|---|--:|--:|---|" } }
-table == "tuning" { printf "| %s `%s` | %s | %s | %s | %s | %.4g |\n", $1, $2, $3, $4, $5, $6, $7 }
-table == "tile" { printf "| %s | %s | %.4g | %s |\n", $1, $2, $3, $4 }
+table == "rows" { printf rowfmt "\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }
 table == "variants" { lab = ($3 == "default") ? "default (steps.list flags)" : ($3 == "noftz") ? "without -ftz=true" : ($3 == "fastmath") ? "--use_fast_math" : ($3 == "float3") ? "-DTILE_FLOAT3" : $3
     printf "| %s `%s` | %s | %s | %.4g | %s |\n", $1, $2, lab, $4, $5, $6 }
 

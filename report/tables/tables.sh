@@ -116,7 +116,8 @@ table() { # the rows of spec S through its sort and pipe, drawn by its renderer
     [ -n "$(field save)" ] && cp "$rows" "$tmp/$(field save)"
     local name
     name=$(field table)
-    render -v table="${name:-$S}" -v rates="$rows" < "$rows"
+    render -v table="${name:-$S}" -v rates="$rows" -v head="$(field head)" -v align="$(field align)" -v rowfmt="$(field row)" < "$rows" ||
+        { echo "tables: section $S: $rows did not render" >&2; return 1; }
 }
 
 body() { # SPEC: the section's lines
@@ -134,7 +135,7 @@ body() { # SPEC: the section's lines
         [ -n "$(files "$n")" ] || { none "$(field also-empty)"; return; }
     done
     [ -n "$(field lead)" ] && { none "$(field lead)"; echo; }
-    table
+    table || return 1
     if [ -n "$(field note+)" ]; then
         echo " $(expand "$(field note+)")"
     elif [ -n "$(field note)" ]; then
@@ -147,7 +148,7 @@ body() { # SPEC: the section's lines
     if [ -n "$(field then)" ]; then
         echo
         use "$(field then)"
-        table
+        table || return 1
     fi
     return 0
 }
