@@ -129,12 +129,16 @@ test-lessons:  ## a lesson's prose quotes its generated blocks' numbers marked, 
 	@bash tests/lesson-numbers.sh --selftest
 	@bash tests/lesson-numbers.sh
 
+.PHONY: test-registry
+test-registry:  ## steps.list is read by column name: a new column changes nothing the shell or make reads (tests/registry.sh)
+	@bash tests/registry.sh
+
 .PHONY: test-answers
 test-answers:  ## the instructors' worked answers that are code or a CPU build still hold (tests/answers.sh)
 	@bash tests/answers.sh $(BUILD)/answers
 
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
-TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-answers
+TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-answers
 test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
 	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
 	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
