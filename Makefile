@@ -48,10 +48,12 @@ endif
 # make reads steps.list through the shell's one reader (common/steps.sh), into $(BUILD)/gen/steps.tsv:
 # the column names, then one tab-separated line per step, the flags as compiler words (the reader turns
 # steps.list's "\," into a comma inside one flag). It is rewritten only when it changes. The functions
-# below pick a column by its name, so a new column in steps.list moves nothing here.
+# below pick a column by its name, so a new column in steps.list moves nothing here. (Written through a
+# temporary file and renamed: makes running side by side never read half a table.)
 REGISTRY := $(BUILD)/gen/steps.tsv
-ifneq ($(shell mkdir -p $(BUILD)/gen && bash common/steps.sh registry_table > $(REGISTRY).tmp && \
-    { cmp -s $(REGISTRY).tmp $(REGISTRY) && rm -f $(REGISTRY).tmp || mv $(REGISTRY).tmp $(REGISTRY); } && echo ok),ok)
+ifneq ($(shell mkdir -p $(BUILD)/gen && t=$$(mktemp $(REGISTRY).XXXXXX) && \
+    { bash common/steps.sh registry_table > $$t || { rm -f $$t; exit 1; }; } && \
+    { cmp -s $$t $(REGISTRY) && rm -f $$t || mv $$t $(REGISTRY); } && echo ok),ok)
 $(error steps.list: common/steps.sh could not read the registry)
 endif
 # $(call registry,ID,COLUMN): one step's column; $(call registry_all,COLUMN): every step's, in order.
