@@ -130,8 +130,8 @@ test-lessons:  ## a lesson's prose quotes its generated blocks' numbers marked, 
 	@bash tests/lesson-numbers.sh
 
 .PHONY: test-registry
-test-registry:  ## steps.list is read by column name: a new column changes nothing the shell or make reads (tests/registry.sh)
-	@bash tests/registry.sh
+test-registry:  ## steps.list is read by column name: a new column changes nothing the shell or make reads (tests/registry-check.sh)
+	@bash tests/registry-check.sh
 
 .PHONY: test-answers
 test-answers:  ## the instructors' worked answers that are code or a CPU build still hold (tests/answers.sh)

@@ -3,7 +3,7 @@
 # recorded CSVs. A section is everything between "<!-- BEGIN name ..." and "<!-- END name -->";
 # nothing else in the files is touched. What each section shows is its spec in
 # report/tables/sections.spec (which recordings, which rows, what it says when there are none, the
-# line under it); its table is drawn by report/tables/tables.awk. Every number comes from a CSV and
+# line under it); its table is drawn by report/tables/render.awk. Every number comes from a CSV and
 # is printed with the device, date and commit of its rows; where nothing is recorded, the section says so.
 set -u -o pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 # The registry, as the renderers read it: id, from, check, summary, tab-separated (common/steps.sh).
 . common/steps.sh
 registry_ids id from check summary > "$tmp/registry" || exit 2
-render() { awk -f report/tables/tables.awk -v registry="$tmp/registry" -v ladder="$tmp/ladder" "$@"; }
+render() { awk -f report/tables/render.awk -v registry="$tmp/registry" -v ladder="$tmp/ladder" "$@"; }
 
 # The recorded files of those names, lowest priority first (report/query/recordings.sh); readers keep the
 # last row of each key, so a later recording's row replaces an earlier one's. find_file: the last.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# registry.sh: the readers of steps.list read it by column name. A copy of the registry with a new
+# registry-check.sh: the readers of steps.list read it by column name. A copy of the registry with a new
 # column in the middle must read the same for every other column, through the shell's reader
 # (common/steps.sh) and through make's (the Makefile's registry functions); a flag written with "\,"
 # is one compiler word with a comma; a registry without its header line, or a column it does not

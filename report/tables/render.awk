@@ -1,4 +1,4 @@
-# tables.awk: the Markdown tables of report/tables/sections.spec, one renderer a table (-v table=NAME).
+# render.awk: the Markdown tables of report/tables/sections.spec, one renderer a table (-v table=NAME).
 # Input: the rows report/query/pick.awk selected for the section (the spec's cols, in that order), CSV.
 # Variables: registry (id, from, check, summary of each step, tab-separated: common/steps.sh),
 # ladder (the ladder's rows), rates (mpimodel: the rows, sorted by N), id (a lesson's step);
