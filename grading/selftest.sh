@@ -4,7 +4,9 @@
 # (under $BUILD/grade/selftest), builds the copy with the Makefile's rules for that step (make
 # grade-copy), grades it, and expects FAIL. The unchanged copy must PASS (so the FAILs come from the
 # faults, not from the copying), and on a GPU so must a correct step built with nvcc --use_fast_math.
-# CPU faults go into step00_serial; GPU faults into step03_tiling, where a GPU exists (else SKIP).
+# CPU faults go into step00_serial; GPU faults into step03_tiling and one into step12_multipole (a
+# tree code's cells that drop a moment), where a GPU exists (else SKIP). SELFTEST_STEPS="12" runs only
+# the cases of the steps it names.
 # Exit status 0 only if every case came out as expected. Verdicts are read from the grader's
 # verdicts.csv, never from its printed table; a few cases must also fail in a given way (how_it_failed).
 set -u -o pipefail
@@ -22,6 +24,7 @@ mkdir -p "$root" "$cache"
 
 cpu_step=00
 gpu_step=03
+tree_step=12
 folder_of() { awk -v id="$1" '$1 ~ /^[0-9]+$/ && $1 == id { print $2 }' steps.list; }
 
 # name | step | what the fault is | sed program (one or more -e expressions, applied to the copy)
@@ -43,12 +46,14 @@ faults=(
     "system-offset|$gpu_step|every system reads system 0's bodies|s/const nb_body \*b = bodies + (size_t)sys \* n;/const nb_body *b = bodies;/"
     "drift-before-kick|$gpu_step|positions move with the old velocity|s/b->v\([xyz]\) += a\([xyz]\) \* dt;/KICK_\1/;s/b->\([xyz]\) += b->v\([xyz]\) \* dt;/b->v\1 += a\1 * dt;/;s/KICK_\([xyz]\)/b->\1 += b->v\1 * dt;/"
     "nan|$gpu_step|no softening: the j = i term is 0/0|s/dz \* dz + eps2;/dz * dz;/"
+    "drop-quadrupole|$tree_step|every cell forgets its second child's own quadrupole (the parallel-axis shift stays)|s/cq\[2\] = {qa, qb};/cq[2] = {qa, make_float4(0.0f, 0.0f, 0.0f, 0.0f)};/;s/cq2\[2\] = {qa2, qb2};/cq2[2] = {qa2, make_float2(0.0f, 0.0f)};/"
 )
 # name | step | compiler flags | why it must pass
 controls=(
     "unchanged|$cpu_step||the copy machinery itself changes nothing"
     "unchanged|$gpu_step||the copy machinery itself changes nothing"
     "fast-math|$gpu_step|--use_fast_math|a correct step under nvcc --use_fast_math is still correct"
+    "unchanged|$tree_step||the copy machinery itself changes nothing"
 )
 
 gpus=$("$GRADER" --out "$root" --probe "$GPU_PROBE" --count-gpus 2>/dev/null) || gpus=0
@@ -166,12 +171,17 @@ run_case() {
     report "$got" "$why"
 }
 
+# only ID: whether SELFTEST_STEPS (if set) names step ID.
+only() { [ -z "${SELFTEST_STEPS:-}" ] || [[ " $SELFTEST_STEPS " == *" $1 "* ]]; }
+
 for f in "${faults[@]}"; do
     IFS='|' read -r name id what program <<< "$f"
+    only "$id" || continue
     run_case "$name" "$id" FAIL "" "$program" "$what"
 done
 for c in "${controls[@]}"; do
     IFS='|' read -r name id flags what <<< "$c"
+    only "$id" || continue
     run_case "$name" "$id" PASS "$flags" "" "$what"
 done
 
