@@ -7,8 +7,8 @@
 # follows the energy of a Plummer sphere for 1000 steps. Leaves OUT/multipole.csv (the harness's rows,
 # tags mp-*), OUT/multipole-energy.csv (report/diag.c) and OUT/multipole.log. Needs a GPU; COMMIT names
 # the commit.
-#   MP_PHASES="validate planted tests frontier leaf big energy"
-#   MP_FRONTIER_N="131072 1048576"  MP_BIG_N=16777216  MP_LEAVES="8 32"
+#   MP_PHASES="validate planted selftest tests frontier leaf grade big anchor energy"
+#   MP_FRONTIER_N="131072 1048576"  MP_BIG_N=16777216  MP_LEAVES="16 64" (variants; the default is 32)
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/multipole.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "multipole.sh: cannot create $1" >&2; exit 2; }
@@ -24,8 +24,8 @@ mp=build/bin/step12_multipole
 bh=build/bin/step10_barnes_hut
 mkdir -p "$cache"
 fails=0
-phases=${MP_PHASES:-validate planted tests frontier leaf big energy}
-leaves=${MP_LEAVES:-8 32}
+phases=${MP_PHASES:-validate planted selftest tests frontier leaf grade big anchor energy}
+leaves=${MP_LEAVES:-16 64}
 say() { printf '\n=== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 phase() { case " $phases " in *" $1 "*) say "$2" ;; *) return 1 ;; esac; }
 variant() { echo "build/mp-$1/bin/step12_multipole"; }
@@ -92,6 +92,10 @@ if phase planted "planted bugs: every cell forgets a child's quadrupole; every c
     done
 fi
 
+if phase selftest "make grade-selftest, step12's cases (a planted fault in a copy, graded: FAIL; the copy unchanged: PASS)"; then
+    SELFTEST_STEPS=12 make -s "${deps[@]}" grade-selftest 2>&1 | tail -n 6 || fails=$((fails + 1))
+fi
+
 if phase tests "make test-gpu for step12, the stub, and compute-sanitizer"; then
     make "${deps[@]}" TEST_STEPS=12 test-gpu 2>&1 | tail -n 3 || fails=$((fails + 1))
     rm -rf build/handout-mp && bash grading/handout.sh build/handout-mp >/dev/null &&
@@ -114,20 +118,29 @@ if phase frontier "accuracy against time over theta, step10 and step12 (Plummer,
     for n in ${MP_FRONTIER_N:-131072 1048576}; do
         k=$((n <= 131072 ? 20 : 3))
         for theta in ${MP_THETA10:-0.3 0.35 0.4 0.5 0.6}; do timed frontier10 "$bh" -n "$n" -k "$k" -r 3 --theta "$theta"; done
-        for theta in ${MP_THETA12:-0.2 0.3 0.35 0.4 0.5 0.6 0.7 0.8}; do timed frontier12 "$mp" -n "$n" -k "$k" -r 3 --theta "$theta"; done
+        for theta in ${MP_THETA12:-0.15 0.2 0.3 0.35 0.4 0.5 0.6 0.7}; do timed frontier12 "$mp" -n "$n" -k "$k" -r 3 --theta "$theta"; done
     done
 fi
 
-if phase leaf "step12's leaf size at N = 1048576 (LEAF_BODIES, default 16)"; then
+if phase leaf "step12's leaf size at N = 1048576 (LEAF_BODIES, default 32)"; then
     for l in $leaves; do
-        for theta in 0.35 0.5; do timed "leaf$l" "$(variant "leaf$l")" -n 1048576 -k 3 -r 3 --theta "$theta"; done
+        for theta in 0.35 0.5 0.6; do timed "leaf$l" "$(variant "leaf$l")" -n 1048576 -k 3 -r 3 --theta "$theta"; done
     done
+fi
+
+if phase grade "make grade STEPS=\"10 12\" (the grader's sizes, then timed at N = 65536)"; then
+    make "${deps[@]}" grade STEPS="10 12" 2>&1 | tail -n 8 || fails=$((fails + 1))
+    cp build/grade/results.csv "$out/grade-results.csv" 2>/dev/null
 fi
 
 if phase big "accuracy against time at N = ${MP_BIG_N:-16777216}"; then
     n=${MP_BIG_N:-16777216}
-    for theta in ${MP_BIG_THETA10:-0.35 0.5}; do timed big10 "$bh" -n "$n" -k 2 -r 3 --theta "$theta"; done
-    for theta in ${MP_BIG_THETA12:-0.35 0.5 0.6}; do timed big12 "$mp" -n "$n" -k 2 -r 3 --theta "$theta"; done
+    for theta in ${MP_BIG_THETA10:-0.35}; do timed big10 "$bh" -n "$n" -k 2 -r 3 --theta "$theta"; done
+    for theta in ${MP_BIG_THETA12:-0.35 0.5}; do timed big12 "$mp" -n "$n" -k 2 -r 3 --theta "$theta"; done
+fi
+
+if phase anchor "GOTHIC's anchor: N = 8388608, every body every step"; then
+    for theta in ${MP_ANCHOR_THETA12:-0.5}; do timed anchor12 "$mp" -n 8388608 -k 3 -r 3 --theta "$theta"; done
 fi
 
 if phase energy "energy over 1000 steps: Plummer N=16384, dt 0.001, step12 at theta 0.35 0.5 0.7, step10 at 0.35"; then
