@@ -122,7 +122,7 @@ static void usage(FILE *f, const char *step, const char *summary)
             "      --decompose HOW     step08: auto (default), systems (whole systems per GPU) or bodies\n"
             "                          (each GPU a slice of every system's bodies; positions exchanged)\n"
             "      --deterministic     step09: sum the forces in a fixed order (bit-identical runs, slower)\n"
-            "      --theta T           tree steps (step10): opening angle, 0 <= T <= 2 (default 0.35; 0 = every cell opened)\n"
+            "      --theta T           tree steps (step10, step12): opening angle, 0 <= T <= 2 (default 0.35; 0 = every cell opened)\n"
             "\n"
             "  -h, --help              this help\n"
             "  -V, --version           version and commit\n"

@@ -4,7 +4,9 @@
 # (under $BUILD/grade/selftest), builds the copy with the Makefile's rules for that step (make
 # grade-copy), grades it, and expects FAIL. The unchanged copy must PASS (so the FAILs come from the
 # faults, not from the copying), and on a GPU so must a correct step built with nvcc --use_fast_math.
-# CPU faults go into step00_serial; GPU faults into step03_tiling, where a GPU exists (else SKIP).
+# CPU faults go into step00_serial; GPU faults into step03_tiling and one into step12_multipole (a
+# tree code's cells that drop a moment), where a GPU exists (else SKIP). SELFTEST_STEPS="12" runs only
+# the cases of the steps it names.
 # Exit status 0 only if every case came out as expected. Verdicts are read from the grader's
 # verdicts.csv, never from its printed table; a few cases must also fail in a given way (how_it_failed).
 set -u -o pipefail
@@ -22,6 +24,7 @@ mkdir -p "$root" "$cache"
 
 cpu_step=00
 gpu_step=03
+tree_step=12
 . common/steps.sh
 folder_of() { registry_field "$1" folder; }
 
@@ -50,12 +53,14 @@ faults=(
     "tells-timed-runs|$gpu_step|half the steps in a run that has a clock (timed runs had one, checked runs none)|s/step < run->steps; ++step/step < (run->clock ? run->steps \/ 2 : run->steps); ++step/"
     "clamps-steps|$gpu_step|never more than 4 steps, what the state check asks, whatever --steps says|s/step < run->steps; ++step/step < (run->steps < 4 ? run->steps : 4); ++step/"
     "skips-work-when-long|$gpu_step|at N > 1000, in runs of more than 4 steps (the timed ones), each slice skips its last tile|s/const int tiles_per_slice = (tiles + slices - 1) \/ slices;/const int tiles_per_slice = (tiles + slices - 1) \/ slices - (n > 1000 \&\& run->steps > 4 ? 1 : 0);/"
+    "drop-quadrupole|$tree_step|every cell forgets its second child's own quadrupole (the parallel-axis shift stays)|s/cq\[2\] = {qa, qb};/cq[2] = {qa, make_float4(0.0f, 0.0f, 0.0f, 0.0f)};/;s/cq2\[2\] = {qa2, qb2};/cq2[2] = {qa2, make_float2(0.0f, 0.0f)};/"
 )
 # name | step | compiler flags | why it must pass
 controls=(
     "unchanged|$cpu_step||the copy machinery itself changes nothing"
     "unchanged|$gpu_step||the copy machinery itself changes nothing"
     "fast-math|$gpu_step|--use_fast_math|a correct step under nvcc --use_fast_math is still correct"
+    "unchanged|$tree_step||the copy machinery itself changes nothing"
 )
 
 gpus=$("$GRADER" --out "$root" --probe "$GPU_PROBE" --count-gpus 2>/dev/null) || gpus=0
@@ -176,13 +181,18 @@ run_case() {
     report "$got" "$why"
 }
 
+# only ID: whether SELFTEST_STEPS (if set) names step ID.
+only() { [ -z "${SELFTEST_STEPS:-}" ] || [[ " $SELFTEST_STEPS " == *" $1 "* ]]; }
+
 for f in "${faults[@]}"; do
     [ -z "${SELFTEST_ONLY:-}" ] || [[ $f == ${SELFTEST_ONLY}* ]] || continue
     IFS='|' read -r name id what program <<< "$f"
+    only "$id" || continue
     run_case "$name" "$id" FAIL "" "$program" "$what"
 done
 for c in "${controls[@]}"; do
     IFS='|' read -r name id flags what <<< "$c"
+    only "$id" || continue
     run_case "$name" "$id" PASS "$flags" "" "$what"
 done
 

@@ -137,7 +137,7 @@ fi
 if has floor; then
     timed floor "$bin/step06_soa" -q -n 131072 -k 20 -r 5
     timed floor "$bin/step06_soa" -q -n 16384 -k 400 -r 5
-    awk -F, '$4 == "floor" { printf "floor: step06 N=%s %.0f G interactions/s (%s)\n", $8, $20, $35 }' "$csv"
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i } $c["tag"] == "floor" { printf "floor: step06 N=%s %.0f G interactions/s (%s)\n", $c["bodies"], $c["ginteractions_s"], $c["commit"] }' "$csv"
 fi
 
 if has ladder; then

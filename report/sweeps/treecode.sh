@@ -67,7 +67,7 @@ if phase tests "make test-gpu for step10 and compute-sanitizer"; then
         fails=$((fails + 1))
 fi
 
-row() { tail -n 1 "$csv" | awk -F, '{ printf "%-18s N=%-9s steps=%-4s %10.3f ms/step  rms %.2e  max %.2e  %s\n", $2, $8, $9, 1e3 * $17 / $9, $22, $23, $33 }'; }
+row() { awk -F, -v fmt="%-18s N=%-9s steps=%-4s %10.3f ms/step  rms %.2e  max %.2e  %s\n" 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i } { last = $0 } END { split(last, f, ","); printf fmt, f[c["name"]], f[c["bodies"]], f[c["steps"]], 1e3 * f[c["kernel_s"]] / f[c["steps"]], f[c["acc_rms"]], f[c["acc_max"]], f[c["config"]] }' "$csv"; } # columns by name
 timed() { # label exe args...: one validated, timed run appending to tree.csv
     local label=$1 exe=$2
     shift 2
