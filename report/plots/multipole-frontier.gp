@@ -2,7 +2,7 @@
 # time per step over theta (multipole.csv of report/sweeps/multipole.sh: tags mp-frontier10, mp-frontier12 at
 # N = 1048576, mp-big10, mp-big12 at N = 16777216), on one device, tree build included.
 W = 900; H = 560
-load 'report/lib.gp'
+load 'report/plots/lib.gp'
 
 mp = file('multipole.csv')
 set title "{/:Bold step12\\_multipole against step10\\_barnes\\_hut: accuracy against time per step}"
