@@ -157,8 +157,10 @@ int nb_platform_open(unsigned gpus)
 {
     cudaError_t err = cudaGetDeviceCount(&device_count);
     if (err != cudaSuccess || device_count == 0) {
+        /* Without an NVIDIA driver CUDA says "driver version is insufficient": that is no GPU, too. */
+        const int none = err == cudaSuccess || err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver;
         nb_error("no CUDA GPU here (%s); GPU steps need one",
-                 err != cudaSuccess ? cudaGetErrorString(err) : "cudaGetDeviceCount found 0 devices");
+                 none ? "cudaGetDeviceCount found no device, or no NVIDIA driver" : cudaGetErrorString(err));
         return NB_EXIT_ERROR;
     }
     const int multi = (nb_step_features & NB_FEATURE_MULTI_GPU) != 0;

@@ -53,11 +53,13 @@ unsigned nbd_system_rows(size_t systems);
  * the whole device holds at once: one wave. */
 int nbd_resident(const void *kernel, int block, size_t shared);
 
-/* Into how many slices to cut each body's j-range so that `row_blocks` blocks per slice and `systems`
- * systems give NBD_WAVES waves of resident blocks of `kernel` (launched with `block` threads and `shared`
- * bytes of dynamic shared memory): many short blocks keep every multiprocessor busy to the end, where one
- * wave of long ones leaves a tail (measured: step03_tiling/README.md, report/explore/README.md).
- * At least 1, at most `tiles`.
+/* Into how many slices to cut each body's j-range (`tiles` tiles long) so that the grid gives NBD_WAVES
+ * waves of resident blocks of `kernel` (launched with `block` threads and `shared` bytes of dynamic
+ * shared memory). The grid is `row_blocks` blocks (the i-tiles of one system) times `systems` (the real
+ * S) times the slices. Many short blocks keep every multiprocessor busy to the end, where one wave of
+ * long ones leaves a tail (measured: step03_tiling/README.md, report/explore/README.md). At least 1, at
+ * most `tiles`, and never an empty slice: with tiles_per_slice = ceil(tiles / slices), the last slice
+ * may be shorter than the others.
  * The environment variable NB_SLICES=K asks for K instead (tests, sweeps). */
 #define NBD_WAVES 12
 int nbd_slices(const void *kernel, int block, size_t shared, size_t row_blocks, size_t systems, int tiles);
