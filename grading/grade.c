@@ -16,6 +16,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -246,6 +247,32 @@ check:
     return 1;
 }
 
+/* A step not written yet: its source still holds its stub's TODO line, found by grading/todo.awk (the one
+ * rule, shared with make test). 1 with the line in msg. A binary graded with --binary has no source here. */
+static int step_todo(const grader *g, const step *s, char *msg, size_t len)
+{
+    if (g->o.binary)
+        return 0;
+    char cmd[600];
+    textf(cmd, sizeof cmd, "awk -f grading/todo.awk '%s/nbody.%s' 2>/dev/null", s->folder, s->lang);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return 0;
+    msg[0] = '\0';
+    if (!fgets(msg, (int)len, p))
+        msg[0] = '\0';
+    const int rc = pclose(p);
+    msg[strcspn(msg, "\n")] = '\0';
+    printable_text(msg);
+    return rc == 0 && msg[0];
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
 static void grade_step(grader *g, outcome *out)
 {
     const options *o = &g->o;
@@ -255,38 +282,51 @@ static void grade_step(grader *g, outcome *out)
     out->speedup_base = out->speedup_prev = -1.0;
     char logdir[4300], bin[4300];
     textf(logdir, sizeof logdir, "%s/logs/%s", o->out, s->id);
+    nftw(logdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); /* an earlier run's logs are not this run's */
     if (mkdirs(logdir) != NB_EXIT_OK)
         exit(NB_EXIT_ERROR);
     step_bin(g, out, bin, sizeof bin);
 
-    /* Skips are decided before anything runs. A step listed but not yet in the tree is not a failure. */
+    /* A step listed but not yet in the tree is not a failure; nor is a GPU step without nvcc (and no
+     * binary) or the means to run it. Otherwise the step is built first, where it can be (a GPU step too,
+     * without a GPU: a compile error is a FAIL with the compiler's first error), then a step not written
+     * yet is TODO, then what cannot run here is SKIP, and only then do its cases run. */
     struct stat st;
+    const int gpu = !strcmp(s->lang, "cu");
+    char todo[400];
     if (!o->binary && stat(s->folder, &st) != 0) {
         out->v = V_SKIP;
         textf(out->reason, sizeof out->reason, "not in this tree yet (no folder %s/)", s->folder);
-    } else if (!strcmp(s->lang, "cu")) {
-        if (!is_executable(bin) && !g->have_nvcc) {
+    } else if (gpu && !is_executable(bin) && !g->have_nvcc) {
+        if (step_todo(g, s, todo, sizeof todo)) {
+            out->v = V_TODO;
+            textf(out->reason, sizeof out->reason, "%s", todo);
+        } else {
             out->v = V_SKIP;
             textf(out->reason, sizeof out->reason, "no nvcc (%s not found) and no binary built", o->nvcc);
-        } else if (g->gpus.count == 0) {
-            out->v = V_SKIP;
-            textf(out->reason, sizeof out->reason, "no GPU (%s)", g->gpus.none);
-        } else if ((unsigned)g->gpus.count < s->gpus) {
-            out->v = V_SKIP;
-            textf(out->reason, sizeof out->reason, "needs %u GPUs, %d here", s->gpus, g->gpus.count);
         }
-    }
-    if (out->v != V_SKIP && s->ranks && !have_command("mpirun")) {
+    } else if (s->ranks && !have_command("mpirun")) {
         out->v = V_SKIP;
         textf(out->reason, sizeof out->reason, "launched by mpirun, which is not here (apt-get install openmpi-bin)");
+    } else if (!build_step(g, out, logdir, bin)) {
+        /* FAIL: the build failed, or there is no binary (out->reason says which) */
+    } else if (step_todo(g, s, todo, sizeof todo)) {
+        out->v = V_TODO;
+        textf(out->reason, sizeof out->reason, "%s", todo);
+    } else if (gpu && g->gpus.count == 0) {
+        out->v = V_SKIP;
+        textf(out->reason, sizeof out->reason, "compiled, no GPU (%s)", g->gpus.none);
+    } else if (gpu && (unsigned)g->gpus.count < s->gpus) {
+        out->v = V_SKIP;
+        textf(out->reason, sizeof out->reason, "compiled; needs %u GPUs, %d here", s->gpus, g->gpus.count);
     }
-    if (out->v == V_SKIP) {
-        progress(g, "  %s %s: SKIP, %s", s->id, out->name, out->reason);
+    if (out->v == V_SKIP || out->v == V_TODO) {
+        progress(g, "  %s %s: %s, %s", s->id, out->name, verdict_name(out->v), out->reason);
         if (g->tty)
             printf("\n");
         return;
     }
-    if (build_step(g, out, logdir, bin)) {
+    if (out->v == V_PASS) {
         run_checks(g, out, logdir, bin);
         if (out->v == V_PASS && !o->no_timing)
             run_timing(g, out, logdir, bin);
@@ -365,32 +405,40 @@ int main(int argc, char **argv)
     const double t0 = now_s();
     for (size_t k = 0; k < count; ++k)
         grade_step(&g, &outs[k]);
+    size_t pass = 0, fail = 0, skip = 0, todo = 0; /* this run's verdicts, before earlier rows join */
+    for (size_t k = 0; k < count; ++k)
+        pass += outs[k].v == V_PASS, fail += outs[k].v == V_FAIL, skip += outs[k].v == V_SKIP,
+            todo += outs[k].v == V_TODO;
+    char path[4400];
+    textf(path, sizeof path, "%s/verdicts.csv", o->out);
+    write_verdicts(path, outs, count);
+    textf(path, sizeof path, "%s/results.csv", o->out);
+    if (!o->binary)
+        count = add_earlier(&g, path, &outs, count);
     compute_speedups(outs, count, &g.reg);
     print_table(&g, outs, count);
 
-    int any_timed = 0;
+    int any_timed = 0, any_earlier = 0;
     for (size_t k = 0; k < count; ++k)
-        any_timed |= outs[k].timed;
+        any_timed |= outs[k].timed, any_earlier |= outs[k].earlier;
+    if (any_earlier)
+        printf("\nRows marked \"earlier run\" were not graded now: they are the latest result of that step in %s,\n"
+               "kept so that the speedups compare every step graded so far.\n", path);
     if (any_timed)
         printf("\nacc err: worst acceleration error, state err: worst position/velocity error after 4 steps, over\n"
                "every run (tolerances in common/README.md). loop time: median of %llu repeats; spread = (max - min)\n"
                "/ median. Speedups compare G interactions/s; a step that failed gets none.\n",
                (unsigned long long)o->repeat);
-    size_t pass = 0, fail = 0, skip = 0;
-    for (size_t k = 0; k < count; ++k)
-        pass += outs[k].v == V_PASS, fail += outs[k].v == V_FAIL, skip += outs[k].v == V_SKIP;
-    printf("\n%zu PASS, %zu FAIL, %zu SKIP%s in %.0f s\n", pass, fail, skip,
-           skip ? " (skips do not fail the grade)" : "", now_s() - t0);
+    printf("\n%zu PASS, %zu FAIL, %zu SKIP, %zu TODO%s in %.0f s\n", pass, fail, skip, todo,
+           skip || todo ? " (skips and TODOs, steps not written yet, do not fail the grade)" : "", now_s() - t0);
 
-    char path[4400];
-    textf(path, sizeof path, "%s/checks.csv", o->out);
-    if (fclose(g.checks) != 0 || rename(g.checks_tmp, path) != 0)
-        nb_error("cannot write %s", path);
-    textf(path, sizeof path, "%s/verdicts.csv", o->out);
-    write_verdicts(path, outs, count);
-    textf(path, sizeof path, "%s/results.csv", o->out);
+    char checks[4400];
+    textf(checks, sizeof checks, "%s/checks.csv", o->out);
+    if (fclose(g.checks) != 0 || rename(g.checks_tmp, checks) != 0)
+        nb_error("cannot write %s", checks);
     if (write_csv(path, outs, count) == NB_EXIT_OK) {
-        printf("results: %s (one row per graded step), every case's row in %s/checks.csv\n", path, o->out);
+        printf("results: %s (the latest row of every step graded so far), every case's row of this run in %s\n",
+               path, checks);
         if (!o->no_timing)
             draw_ladder(o, &g.gpus, path);
     }

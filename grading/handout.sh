@@ -18,8 +18,8 @@
 #
 # or, with no stub, the solution between /* BEGIN SOLUTION */ and /* END SOLUTION */. Markers stand
 # alone on their lines. The handout keeps the stub lines and drops the solution and the markers;
-# every other file of the tree is copied as it is, except the instructors' (INSTRUCTORS ONLY in a
-# file's first 10 lines, or named by grading/handout.exclude). Its README.md is the student's front
+# every other file of the tree is copied as it is, except the instructors' (a comment line that opens
+# with the marker among a file's first 10 lines, or a name in grading/handout.exclude). Its README.md is the student's front
 # door, grading/handout-README.md, followed by the lab README's reference sections (the ladder on).
 # OUT is never a folder that holds anything else, and never an earlier handout outside build/ (it
 # holds a student's work): remove it yourself, or name another.
@@ -87,12 +87,13 @@ tree_files() {
     fi
 }
 
-# Instructors' material stays out of the handout, decided by what a file says of itself: a file whose
-# first 10 lines hold the words INSTRUCTORS ONLY (in a comment: a worked answer, a bench that holds a
-# step's kernel, the check of the exercises' answers). grading/handout.exclude names what is the
-# instructors' by its name alone (every INSTRUCTORS.md, the engineers' notes). grading/handout-test.sh
-# checks the result by content: no file outside the stripped steps holds a solution region's code.
-instructors_only() { head -n 10 "$here/$1" 2> /dev/null | grep -q 'INSTRUCTORS ONLY'; }
+# Instructors' material stays out of the handout, decided by what a file says of itself: a file with a
+# line among its first 10 that opens a comment with the marker, `/* INSTRUCTORS ONLY: why */`,
+# `// INSTRUCTORS ONLY: why` or `# INSTRUCTORS ONLY: why` (a worked answer, a bench that holds a step's
+# kernel, the check of the exercises' answers). grading/handout.exclude names what is the instructors'
+# by its name alone (every INSTRUCTORS.md, the engineers' notes). grading/handout-test.sh checks the
+# result by content: no file outside the stripped steps holds a solution region's code.
+instructors_only() { head -n 10 "$here/$1" 2> /dev/null | grep -qE '^[[:space:]]*(/\*|//|#) INSTRUCTORS ONLY:'; }
 
 excluded() {
     local pattern

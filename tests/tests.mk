@@ -53,7 +53,7 @@ TEST_GPU_ARGS := $(foreach s,$(filter $(GPU_IDS),$(TEST_STEPS)),$(call test_arg,
 # order (NB_TEST_TODO names the others: the suites skip what needs a step when none is written).
 TEST_CPU_WRITTEN_BINS := $(foreach s,$(filter-out $(STEP_TODO),$(CPU_IDS)),$(call BIN,$(s)))
 TEST_ENV = NB_TEST_TMP='$(TEST_DIR)/tmp' NB_TEST_STEP_BINS='$(TEST_CPU_WRITTEN_BINS)' \
-  NB_TEST_TODO='$(foreach s,$(STEP_TODO),$(call folder_of,$(s)))'
+  NB_TEST_TODO='$(foreach s,$(filter $(CPU_IDS),$(STEP_TODO)),$(call folder_of,$(s)))'
 
 $(TEST_OBJ)/%.o: tests/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-check $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
