@@ -54,6 +54,8 @@ static void usage(FILE *f)
             "      --nvcc NAME         the CUDA compiler that builds GPU steps (default nvcc)\n"
             "      --binary PATH       grade this binary as the one step of --steps (the self-test)\n"
             "      --label TEXT        its name in the table\n"
+            "      --race-binary PATH  with --binary: its -O0 build, for the race check of a CPU step (without\n"
+            "                          --binary the grader builds it: make grade-copy COPY_FLAGS=-O0)\n"
             "\n"
             "Correctness\n"
             "      --check-n \"1 2 31\"  bodies per system of the cases (default 1 2 31 257 1000 4099 16384)\n"
@@ -112,7 +114,7 @@ static int parse_args(int argc, char **argv, options *o)
     static char default_cache[4200];
     enum { O_STEPS = 256, O_REGISTRY, O_BUILD, O_MAKE, O_NVCC, O_BINARY, O_LABEL, O_CHECK_N, O_REF_CACHE, O_JOBS,
            O_TIMEOUT, O_BODIES, O_SYSTEMS, O_GPU_STEPS, O_CPU_STEPS, O_REPEAT, O_NO_TIMING, O_OUT, O_PROBE,
-           O_GP, O_INSTR, O_PLOT, O_COUNT };
+           O_GP, O_INSTR, O_PLOT, O_COUNT, O_RACE };
     static const struct option longs[] = {
         {"steps", required_argument, 0, O_STEPS}, {"registry", required_argument, 0, O_REGISTRY},
         {"build", required_argument, 0, O_BUILD}, {"make", required_argument, 0, O_MAKE},
@@ -125,7 +127,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"no-timing", no_argument, 0, O_NO_TIMING}, {"out", required_argument, 0, O_OUT},
         {"probe", required_argument, 0, O_PROBE}, {"gnuplot-script", required_argument, 0, O_GP},
         {"instructions", required_argument, 0, O_INSTR}, {"plot", required_argument, 0, O_PLOT},
-        {"count-gpus", no_argument, 0, O_COUNT}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"count-gpus", no_argument, 0, O_COUNT}, {"race-binary", required_argument, 0, O_RACE},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->registry = "steps.list";
     o->build = "build";
@@ -154,6 +157,7 @@ static int parse_args(int argc, char **argv, options *o)
         case O_NVCC: o->nvcc = optarg; break;
         case O_BINARY: o->binary = optarg; break;
         case O_LABEL: o->label = optarg; break;
+        case O_RACE: o->race_binary = optarg; break;
         case O_CHECK_N: rc = parse_list(optarg, "--check-n", o->check_n, MAX_CHECK_N, &o->check_n_count); break;
         case O_REF_CACHE: o->ref_cache = optarg; break;
         case O_JOBS: rc = nb_parse_u64(optarg, "--jobs", 1, MAX_JOBS, &o->jobs); break;
@@ -328,6 +332,9 @@ static void grade_step(grader *g, outcome *out)
     }
     if (out->v == V_PASS) {
         run_checks(g, out, logdir, bin);
+        /* CPU steps: a race on shared variables (race.c); with --binary only where its -O0 build is given */
+        if (out->v == V_PASS && !gpu && (!o->binary || o->race_binary))
+            run_race_check(g, out, logdir, o->binary ? o->race_binary : NULL);
         if (out->v == V_PASS && !o->no_timing)
             run_timing(g, out, logdir, bin);
     }

@@ -18,7 +18,7 @@
 /* ---- the command line (grade.c) --------------------------------------------------------------- */
 
 typedef struct options {
-    const char *registry, *build, *out, *ref_cache, *make, *nvcc, *steps, *binary, *label;
+    const char *registry, *build, *out, *ref_cache, *make, *nvcc, *steps, *binary, *label, *race_binary;
     const char *probe, *gnuplot_script, *instructions, *plot_csv;
     uint64_t check_n[MAX_CHECK_N];
     size_t check_n_count;
@@ -139,6 +139,9 @@ int sms_of(const gpu_info *g, const char *device);
 void make_cases(grader *g);
 char *synthetic_row(const outcome *out, const check_case *c);
 void run_checks(grader *g, outcome *out, const char *logdir, const char *bin);
+
+/* race.c: a CPU step built with -O0, run at 1 and at many threads: the same bytes, or a data race */
+void run_race_check(grader *g, outcome *out, const char *logdir, const char *race_bin);
 
 /* timing.c: the ladder run */
 void run_timing(grader *g, outcome *out, const char *logdir, const char *bin);
