@@ -459,7 +459,7 @@ else
         student_make -C "$tree" grade STEP="${s01:4:2}" "${gsize[@]}" > "$walk/grade-race.log" 2>&1
         rc=$?
         r=$(row_of "$s01" "$walk/grade-race.log")
-        if [ $rc -eq 1 ] && [[ $r == *FAIL*"data race"* ]]; then
+        if [ $rc -ne 0 ] && [[ $r == *FAIL*"data race"* ]]; then
             pass "walk-through: a data race planted in $s01 FAILs: ${r#*FAIL}" | sed 's/   */ /g'
         else
             fail "walk-through: a data race planted in $s01: exit $rc, ${r:-no row}"
@@ -476,7 +476,7 @@ if [ -n "$gpu_folder" ] && command -v "${NVCC:-nvcc}" > /dev/null; then
     student_make -C "$tree" grade STEP="${gpu_folder:4:2}" "${gsize[@]}" > "$walk/grade-syntax.log" 2>&1
     rc=$?
     r=$(row_of "$gpu_folder" "$walk/grade-syntax.log")
-    if [ $rc -eq 1 ] && [[ $r == *FAIL*"build failed"*error* ]]; then
+    if [ $rc -ne 0 ] && [[ $r == *FAIL*"build failed"*error* ]]; then
         pass "walk-through: a syntax error in $gpu_folder FAILs with the compiler's error: ${r#*FAIL}" | sed 's/   */ /g'
     else
         fail "walk-through: a syntax error in $gpu_folder: exit $rc, ${r:-no row}"

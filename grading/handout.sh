@@ -128,10 +128,11 @@ case ${1:-} in
     sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
     exit 0
     ;;
+--scratch) ;;
 -* | '') die "usage: grading/handout.sh OUT (or --strip FILE, --check; see --help)" ;;
 esac
 scratch=0
-if [ "$1" = --scratch ]; then
+if [ "${1:-}" = --scratch ]; then
     scratch=1
     shift
 fi
