@@ -2,7 +2,6 @@
 #include "validate.h"
 #include "util.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,8 +84,9 @@ static int compare_vectors(nb_check *c, const vectors *v, const size_t *index, s
     }
     for (size_t s = 0; s < systems; ++s) {
         const double rms = seen[s] ? sqrt(floor_of[s] / (double)seen[s]) : 0.0;
-        /* A system with no force at all (N = 1) must come back with exactly zero. */
-        floor_of[s] = rms > 0.0 ? NB_ACC_FLOOR * rms : DBL_MIN;
+        /* A system with no force at all (N = 1) must come back with exactly zero (its tolerance, below);
+         * its error is the absolute one, readable, not the error / DBL_MIN ~ 1e308. */
+        floor_of[s] = rms > 0.0 ? NB_ACC_FLOOR * rms : 1.0;
     }
 
     double sum2 = 0.0;
@@ -133,8 +133,8 @@ static int compare_vectors(nb_check *c, const vectors *v, const size_t *index, s
     if (c->theta > 0.0) {
         nb_check_tree_limits(c, c->theta);
     } else {
-        c->tol_max = nb_tol_acc_max(n);
-        c->tol_rms = nb_tol_acc_rms(n);
+        c->tol_max = n == 1 ? 0.0 : nb_tol_acc_max(n); /* N = 1: no force, exactly zero */
+        c->tol_rms = n == 1 ? 0.0 : nb_tol_acc_rms(n);
     }
     c->acc_done = 1;
     scan_finite(c, v->after);
@@ -169,7 +169,7 @@ static void system_scale(const double *x, const double *y, const double *z, size
     }
     *scale = fmax(sqrt(around / (double)n), sqrt(origin / (double)n));
     if (!(*scale > 0.0))
-        *scale = DBL_MIN; /* everything at zero: the step must return exactly zero */
+        *scale = 1.0; /* everything at zero (N = 1 at rest): the absolute error, readable, not / DBL_MIN */
 }
 
 int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want)

@@ -18,7 +18,7 @@
 /* ---- the command line (grade.c) --------------------------------------------------------------- */
 
 typedef struct options {
-    const char *registry, *build, *out, *ref_cache, *make, *nvcc, *steps, *binary, *label;
+    const char *registry, *build, *out, *ref_cache, *make, *nvcc, *steps, *binary, *label, *race_binary;
     const char *probe, *gnuplot_script, *instructions, *plot_csv;
     uint64_t check_n[MAX_CHECK_N];
     size_t check_n_count;
@@ -75,7 +75,8 @@ typedef struct gpu_info {
 
 /* ---- grading one step ------------------------------------------------------------------------- */
 
-typedef enum verdict { V_PASS, V_FAIL, V_SKIP } verdict;
+/* V_TODO: the step's source still holds its stub's TODO line (grading/todo.awk): not written yet. */
+typedef enum verdict { V_PASS, V_FAIL, V_SKIP, V_TODO } verdict;
 
 typedef struct outcome {
     const step *s;
@@ -92,6 +93,8 @@ typedef struct outcome {
     const char *prev_id;
     char *row;              /* for results.csv: the ladder row, or the failing case's row */
     double seconds;         /* wall time spent grading it */
+    int earlier;            /* not graded now: its row of results.csv from an earlier run, of `date` */
+    char date[32];
 } outcome;
 
 typedef struct check_case {
@@ -137,6 +140,9 @@ void make_cases(grader *g);
 char *synthetic_row(const outcome *out, const check_case *c);
 void run_checks(grader *g, outcome *out, const char *logdir, const char *bin);
 
+/* race.c: a CPU step built with -O0, run at 1 and at many threads: the same bytes, or a data race */
+void run_race_check(grader *g, outcome *out, const char *logdir, const char *race_bin);
+
 /* timing.c: the ladder run */
 void run_timing(grader *g, outcome *out, const char *logdir, const char *bin);
 
@@ -156,6 +162,8 @@ void format_speedup(double x, char *out, size_t len);
 void compute_speedups(outcome *outs, size_t count, const registry *reg);
 void print_plan(const grader *g, const outcome *outs, size_t count);
 void print_table(const grader *g, const outcome *outs, size_t count);
+size_t add_earlier(const grader *g, const char *csv_path, outcome **outs, size_t count);
+const char *verdict_name(verdict v);
 int write_csv(const char *path, const outcome *outs, size_t count);
 int write_verdicts(const char *path, const outcome *outs, size_t count);
 

@@ -23,7 +23,7 @@ GRADE_ARGS = --registry steps.list --build '$(BUILD)' --out '$(GRADE_DIR)' --mak
   --check-n '$(GRADE_CHECK_N)' --jobs '$(GRADE_JOBS)'
 
 # The grader's parts (grading/README.md says which does what); grade.h is their shared, private header.
-GRADER_SRC := grade.c registry.c cases.c timing.c judge.c runner.c report.c ladder.c
+GRADER_SRC := grade.c registry.c cases.c race.c timing.c judge.c runner.c report.c ladder.c
 GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/grading/%.o)
 
 $(GRADER_OBJ): $(BUILD)/obj/grading/%.o: grading/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
@@ -46,11 +46,17 @@ $(if $(HAVE_NVCC),$(MAKE) --no-print-directory -s $(GPU_PROBE) >/dev/null 2>&1 |
 endef
 
 .PHONY: grade grade-plot grade-selftest
+# gnuplot draws the ladder: installed as Check is (common/deps.sh: apt-get as root, else the exact
+# command is printed); without it the grade still runs and writes its CSVs.
+define grade_gnuplot
+$(MAKE) --no-print-directory -s $(BUILD)/.deps-gnuplot || echo "grade: going on without gnuplot: no ladder figure" >&2;
+endef
+
 grade: $(GRADER)           ## check and time every step (STEP=NN or STEPS="00 01 05"): table, CSV, ladder plot
-	+@$(grade_probe) $(GRADER) $(GRADE_ARGS) --steps '$(strip $(or $(STEPS),$(STEP)))'
+	+@$(grade_gnuplot) $(grade_probe) $(GRADER) $(GRADE_ARGS) --steps '$(strip $(or $(STEPS),$(STEP)))'
 
 grade-plot: $(GRADER)      ## redraw the ladder from the last grade's results.csv (e.g. after installing gnuplot)
-	+@$(grade_probe) $(GRADER) --out '$(GRADE_DIR)' --probe '$(GPU_PROBE)' --plot '$(GRADE_DIR)/results.csv'
+	+@$(grade_gnuplot) $(grade_probe) $(GRADER) --out '$(GRADE_DIR)' --probe '$(GPU_PROBE)' --plot '$(GRADE_DIR)/results.csv'
 
 grade-selftest: $(GRADER)  ## show the grader FAILs broken copies of step00 (and step03, step12 on a GPU)
 	+@$(grade_probe) MAKE='$(MAKE)' BUILD='$(BUILD)' GRADER='$(GRADER)' GPU_PROBE='$(GPU_PROBE)' NVCC='$(NVCC)' \

@@ -6,7 +6,13 @@
 #      identical; it builds (GPU steps compile where nvcc exists);
 #   3. each stripped step answers with its one-line TODO and exit status 2 (and `make grade` in the
 #      handout marks it, without crashing, where the grader exists);
-#   4. filled back in with its solution, each step passes validation (and `make grade`).
+#   4. filled back in with its solution, each step passes validation (and `make grade`);
+#   5. a student's walk-through, as the README says: the handout made with `make handout DEST=` from a
+#      copy of the lab's files (a fresh clone: no build/), outside it; no file of it outside the stripped
+#      steps holds a solution (grading/answers-check.sh); `make test` there green as it is; steps 00 and
+#      01 written (the solutions dropped in), `make test` green and `make grade STEP=00`, then STEP=01,
+#      PASS with both in the table and results.csv; a syntax error in step02 is a FAIL naming the
+#      compiler's error (where nvcc is); a data race planted in step01 is a FAIL.
 # Prints one line per check and exits 1 if any failed, 2 on bad usage.
 set -u -o pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,7 +98,7 @@ cp "$tool" "$mini/grading/"
 printf '#id folder lang gpus flags from check launch summary\n00  stepA  c  0  none  -  exact  -  the only step\n' > "$mini/steps.list"
 mkdir -p "$mini/common" && cp "$here/common/steps.sh" "$mini/common/"
 printf 'int a;\n/* BEGIN SOLUTION */\nint b;\n' > "$mini/stepA/nbody.c"
-err=$(bash "$mini/grading/handout.sh" "$mini/build/handout" 2>&1)
+err=$(bash "$mini/grading/handout.sh" --scratch "$mini/build/handout" 2>&1)
 rc=$?
 if [ $rc -eq 2 ] && [[ $err == *"stepA/nbody.c:2: BEGIN SOLUTION is never closed"* ]] &&
     [ ! -e "$mini/build/handout" ] && [ -z "$(ls -A "$mini/build" 2> /dev/null)" ]; then
@@ -102,13 +108,38 @@ else
 fi
 printf 'int a;\n/* BEGIN SOLUTION */\nint b;\n/* END SOLUTION */\n' > "$mini/stepA/nbody.c"
 mkdir -p "$mini/build/precious" && touch "$mini/build/precious/file"
-err=$(bash "$mini/grading/handout.sh" "$mini/build/precious" 2>&1)
+err=$(bash "$mini/grading/handout.sh" --scratch "$mini/build/precious" 2>&1)
 [ $? -eq 2 ] && [ -f "$mini/build/precious/file" ] &&
     pass "tool: refuses to overwrite a folder that is not a handout (${err#*: })" ||
     fail "tool: overwrote or accepted a folder that is not a handout: $err"
 err=$(bash "$mini/grading/handout.sh" "$mini/stepA" 2>&1)
 [ $? -eq 2 ] && pass "tool: refuses a folder inside the sources (${err#*: })" ||
     fail "tool: accepted a folder inside the sources: $err"
+err=$(bash "$mini/grading/handout.sh" "$mini/build/copy" 2>&1)
+[ $? -eq 2 ] && [ ! -e "$mini/build/copy" ] && pass "tool: refuses build/ without --scratch (${err#*: })" ||
+    fail "tool: wrote a student's copy under build/, which make clean deletes: $err"
+# A student's copy outside the lab is made once, and never written over: it holds their work.
+if bash "$mini/grading/handout.sh" "$work/mini-copy" > /dev/null 2>&1 && [ -f "$work/mini-copy/.handout" ] &&
+    echo "my work" > "$work/mini-copy/stepA/mine.txt" &&
+    ! err=$(bash "$mini/grading/handout.sh" "$work/mini-copy" 2>&1) && [ -f "$work/mini-copy/stepA/mine.txt" ]; then
+    pass "tool: a copy outside the lab is written once, then never over (${err#*: })"
+else
+    fail "tool: a student's copy outside the lab: not written, or written over: $err"
+fi
+# Instructors' files say so (a marker line among their first 10), and stay out whatever their path.
+mkdir -p "$mini/notes" && printf '/* a note */
+// INSTRUCTORS ONLY: a worked answer
+int answer;
+' > "$mini/notes/answer.c" &&
+    printf '/* mentions INSTRUCTORS ONLY: in passing, not as a marker */
+' > "$mini/notes/plain.c"
+rm -rf "$mini/build"
+if bash "$mini/grading/handout.sh" --scratch "$mini/build/handout" > /dev/null 2>&1 && [ ! -e "$mini/build/handout/notes/answer.c" ] &&
+    [ -f "$mini/build/handout/notes/plain.c" ]; then
+    pass "tool: a file marked INSTRUCTORS ONLY stays out, one that only mentions the words goes out"
+else
+    fail "tool: the INSTRUCTORS ONLY marker: marked file handed out, or the unmarked one kept back"
+fi
 
 # Every file of the handout TREE against the lab SRC it came from: the same bytes, or a source of a
 # step folder of SRC's steps.list, stripped. Sets stripped (those folders, once each) and different (the
@@ -144,7 +175,7 @@ for how in find git; do
         continue
     fi
     rm -rf "$odd/build"
-    if ! err=$(bash "$odd/grading/handout.sh" "$odd/build/handout" 2>&1); then
+    if ! err=$(bash "$odd/grading/handout.sh" --scratch "$odd/build/handout" 2>&1); then
         fail "tool: odd names ($how): $err"
         continue
     fi
@@ -161,18 +192,38 @@ for how in find git; do
     fi
 done
 
-# ---- 2. the handout of this tree --------------------------------------------------------------
-tree=$work/tree
-if ! bash "$tool" "$tree" > "$work/handout.log" 2>&1; then
-    fail "make handout: $(tail -n 3 "$work/handout.log")"
+# ---- 2. the handout of this tree, made as the README says -------------------------------------
+# A fresh clone: the files git knows (tracked, or untracked and not ignored), no build/. In it, the
+# student quick start's command: `make handout DEST=...`, a folder outside that lab.
+lab=$work/lab
+mkdir -p "$lab"
+if git -C "$here" rev-parse --show-toplevel > /dev/null 2>&1 && [ "$(git -C "$here" rev-parse --show-toplevel)" = "$here" ]; then
+    (cd "$here" && git ls-files -z --cached --others --exclude-standard)
+else
+    (cd "$here" && find . \( -path ./build -o -path ./.git -o -path ./.deps \) -prune -o -type f -printf '%P\0')
+fi | while IFS= read -r -d '' f; do
+    [ -f "$here/$f" ] || continue
+    mkdir -p "$lab/$(dirname "$f")" && cp -p "$here/$f" "$lab/$f"
+done
+# The walk-through's makes are the student's own, not parts of the make that runs this test.
+student_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory "$@"; }
+tree=$work/nbody-lab
+if err=$(student_make -C "$lab" handout 2>&1); then
+    fail "make handout without DEST: wrote somewhere: $err"
+else
+    pass "make handout without DEST: refused, with the usage (${err%%$'\n'*})"
+fi
+if ! student_make -C "$lab" handout DEST="$tree" > "$work/handout.log" 2>&1; then
+    fail "make handout DEST=$tree: $(tail -n 3 "$work/handout.log")"
     echo "handout-test: $fails checks failed"
     exit 1
 fi
-pass "make handout: $(grep -v warning "$work/handout.log" | sed 's/^handout.sh: [^:]*: //')"
+pass "make handout DEST=...: $(grep -v warning "$work/handout.log" | sed 's/^handout.sh: [^:]*: //')"
 grep warning "$work/handout.log" | sed 's/^handout.sh: warning: /NOTE /'
 
 compare_tree "$here" "$tree" # stripped: step folders whose source lost a solution
 for f in "${different[@]}"; do
+    [ "$f" = README.md ] && continue # the student's front door: checked below
     fail "handout: $f differs from the lab's own, and it is not a step source"
 done
 [ ${#stripped[@]} -gt 0 ] || fail "handout: no step was stripped (no solution markers anywhere?)"
@@ -180,6 +231,31 @@ if grep -rnE 'BEGIN SOLUTION|END SOLUTION|/\* STUB' "${stripped[@]/#/$tree/}" > 
     fail "handout: markers left in the handout: $(head -n 1 "$work/leak.txt")"
 else
     pass "handout: ${#stripped[@]} steps stripped (${stripped[*]}), no marker left, every other file identical"
+fi
+# Its README.md: the student's front door (grading/handout-README.md), then the lab's reference sections.
+if [ -f "$here/grading/handout-README.md" ] && cmp -s <(head -n "$(wc -l < "$here/grading/handout-README.md")" "$tree/README.md") "$here/grading/handout-README.md" &&
+    grep -q '^## The ladder' "$tree/README.md" && ! grep -q '^## For instructors' "$tree/README.md"; then
+    pass "handout: README.md opens with the student's front door, then the ladder; no instructors' section"
+else
+    fail "handout: README.md is not grading/handout-README.md followed by the lab's reference sections"
+fi
+# No answers: by content, every text file outside the stripped steps against every solution region.
+if out=$(bash "$here/grading/answers-check.sh" "$here" "$tree" 2>&1); then
+    pass "no answers: $out"
+else
+    fail "no answers in the handout: $out"
+fi
+# ...and the check can fail: a force bench of the lab's (marked INSTRUCTORS ONLY) dropped into a copy.
+bench=$(grep -lE '^(//|/\*) INSTRUCTORS ONLY:' "$here"/report/explore/*.cu "$here"/report/*/*.cu 2> /dev/null | head -n 1)
+if [ -n "$bench" ]; then
+    planted=$work/planted && rm -rf "$planted" && mkdir -p "$planted" && cp -a "$tree/." "$planted/" &&
+        mkdir -p "$planted/report/explore" && cp "$bench" "$planted/report/explore/$(basename "$bench")"
+    if out=$(bash "$here/grading/answers-check.sh" "$here" "$planted" 2>&1); then
+        fail "no answers: the check misses ${bench#"$here"/} dropped into a handout"
+    else
+        pass "no answers: the check finds ${bench#"$here"/} dropped into a handout ($(grep -c LEAK <<< "$out") regions)"
+    fi
+    rm -rf "$planted"
 fi
 
 # The instructors' worked answers (grading/handout.exclude) must never reach a student.
@@ -251,26 +327,39 @@ grade_check() { # TREE EXPECT: EXPECT is TODO (stripped) or PASS (filled in)
         return
     fi
     # Smaller sizes than a real grading: this checks the verdicts, not the speed.
-    make -C "$t" grade STEPS="${steps[*]}" GRADE_N=4096 GRADE_CHECK_N="1 31 257 1000" > "$t.grade.log" 2>&1
+    student_make -C "$t" grade STEPS="${steps[*]}" GRADE_N=4096 GRADE_CHECK_N="1 31 257 1000" > "$t.grade.log" 2>&1
     local rc=$?
     if [ $rc -ge 128 ] || grep -qiE 'segmentation|core dumped|abort' "$t.grade.log"; then
         fail "make grade ($expect): crashed (exit $rc): $(tail -n 3 "$t.grade.log")"
         return
     fi
+    local nvcc_here=0
+    command -v "${NVCC:-nvcc}" > /dev/null && nvcc_here=1
     for folder in "${stripped[@]}"; do
-        local lang
+        local lang row
         lang=$(registry_field "$folder" lang)
-        [ "$lang" = cu ] && [ $have_gpu -eq 0 ] && continue
+        row=$(grep -E "^[0-9]+ +$folder +(PASS|FAIL|SKIP|TODO) " "$t.grade.log" | tail -n 1) # its row of the table
         if [ "$expect" = TODO ]; then
-            if grep "$folder" "$t.grade.log" | grep -qE "TODO|FAIL" && grep -q "$folder: TODO: " "$t.grade.log"; then
-                pass "make grade, stripped: $folder marked $(grep "$folder" "$t.grade.log" | grep -oE 'TODO|FAIL' | head -n 1), with its message"
+            # Not written yet: TODO with the stub's line, GPU steps too (with nvcc: compiled first).
+            if [[ $row =~ ^[0-9]+\ +$folder\ +TODO\ .*TODO:\  ]]; then
+                pass "make grade, stripped: $folder TODO, with its message"
             else
-                fail "make grade, stripped: $folder not marked TODO/FAIL with its message (exit $rc)"
+                fail "make grade, stripped: $folder not TODO with its message (exit $rc): ${row:-no row}"
             fi
-        elif grep "$folder" "$t.grade.log" | grep -q PASS && ! grep "$folder" "$t.grade.log" | grep -qE 'TODO|FAIL'; then
+        elif [ "$lang" = cu ] && [ $have_gpu -eq 0 ]; then
+            # A GPU step without a GPU: compiled where nvcc is, then SKIP.
+            local want="SKIP .*no GPU"
+            [ $nvcc_here -eq 1 ] && want="SKIP .*compiled, no GPU"
+            [ $nvcc_here -eq 0 ] && want="SKIP .*no nvcc"
+            if [[ $row =~ $want ]]; then
+                pass "make grade, filled in: $folder ${row#*SKIP}" | sed 's/  */ /g'
+            else
+                fail "make grade, filled in: $folder not '$want' (exit $rc): ${row:-no row}"
+            fi
+        elif [[ $row =~ ^[0-9]+\ +$folder\ +PASS\  ]]; then
             pass "make grade, filled in: $folder PASS"
         else
-            fail "make grade, filled in: $folder not PASS (exit $rc): $(grep "$folder" "$t.grade.log" | head -n 2)"
+            fail "make grade, filled in: $folder not PASS (exit $rc): ${row:-no row}"
         fi
     done
 }
@@ -278,8 +367,8 @@ grade_check "$tree" TODO
 
 # ---- 4. filled back in with the solutions, the steps pass -------------------------------------
 full=$work/filled
-cp -a "$tree" "$full"
-rm -rf "$full/build"
+cp -a "$tree" "$full" # its build too: only the filled-in steps recompile
+rm -rf "$full/build/grade"
 for folder in "${stripped[@]}"; do
     cp "$here/$folder"/nbody.c* "$full/$folder/"
 done
@@ -299,6 +388,105 @@ if build_steps "$full" "${ids[@]}" "${gpu_ids[@]}"; then
     grade_check "$full" PASS
 else
     fail "filled-in tree does not build: $(grep -m 3 -E 'error|Error' "$full.log")"
+fi
+
+# ---- 5. a student's walk-through, in the handout made above ----------------------------------
+# The solution of a step as a student would write it: the markers and the stubs dropped.
+solution_of() {
+    awk '/^[ \t]*\/\* BEGIN SOLUTION \*\/[ \t]*$/ { next }
+         /^[ \t]*\/\* STUB[ \t]*$/ { stub = 1; next }
+         /^[ \t]*(\/\* )?END SOLUTION \*\/[ \t]*$/ { stub = 0; next }
+         !stub' "$1"
+}
+row_of() { grep -E "^[0-9]+ +$1 +(PASS|FAIL|SKIP|TODO) " "$2" | tail -n 1; } # FOLDER LOG: its row of the table
+walk=$work/walk
+mkdir -p "$walk"
+gsize=(GRADE_N=4096 GRADE_CHECK_N="1 31 257 1000") # the verdicts, not the speed
+cpu_folders=()
+while read -r id folder lang _; do
+    [ "$lang" = c ] && [ -d "$tree/$folder" ] && cpu_folders+=("$folder")
+done < <(registry_ids id folder lang)
+s00=${cpu_folders[0]:-} s01=${cpu_folders[1]:-}
+gpu_folder=$(registry_where lang cu folder | head -n 1)
+
+# A fresh copy: make test is green, each step not written yet a TODO.
+student_make -C "$tree" -j"$jobs" test > "$walk/test-fresh.log" 2>&1
+rc=$?
+summary=$(grep -E '^(PASS|FAIL).*suites passed' "$walk/test-fresh.log" | tail -n 1)
+if [ $rc -eq 0 ] && [[ $summary == PASS* ]] && grep -qE "^ +$s00 +TODO " "$walk/test-fresh.log"; then
+    pass "walk-through: make test on a fresh copy is green: $summary"
+else
+    fail "walk-through: make test on a fresh copy: exit $rc: ${summary:-}$(grep -E '^ +[a-z0-9_]+ +FAIL|^FAIL|Error' "$walk/test-fresh.log" | head -n 3)"
+fi
+
+if [ -z "$s00" ] || [ -z "$s01" ]; then
+    echo "SKIP walk-through: steps.list has fewer than two CPU steps"
+else
+    # Steps 00 and 01 written (their solutions dropped in): make test green, their suites run and pass.
+    for f in "$s00" "$s01"; do solution_of "$here/$f/nbody.c" > "$tree/$f/nbody.c"; done
+    student_make -C "$tree" -j"$jobs" test > "$walk/test-0001.log" 2>&1
+    rc=$?
+    summary=$(grep -E '^(PASS|FAIL).*suites passed' "$walk/test-0001.log" | tail -n 1)
+    if [ $rc -eq 0 ] && grep -qE "^ +$s00 +PASS " "$walk/test-0001.log" && grep -qE "^ +$s01 +PASS " "$walk/test-0001.log" &&
+        grep -qE "^ +agreement +PASS " "$walk/test-0001.log"; then
+        pass "walk-through: $s00 and $s01 written, make test is green, their suites PASS: $summary"
+    else
+        fail "walk-through: $s00 and $s01 written, make test: exit $rc: ${summary:-}$(grep -E '^ +[a-z0-9_]+ +FAIL|^FAIL|Error' "$walk/test-0001.log" | head -n 3)"
+    fi
+    # Climbing: grade 00, then 01 alone; the table and results.csv keep 00; 01's old logs are gone.
+    student_make -C "$tree" grade STEP="${s00:4:2}" "${gsize[@]}" > "$walk/grade-00.log" 2>&1
+    rc0=$?
+    mkdir -p "$tree/build/grade/logs/${s01:4:2}" && echo "a log of an earlier run" > "$tree/build/grade/logs/${s01:4:2}/stale.log"
+    student_make -C "$tree" grade STEP="${s01:4:2}" "${gsize[@]}" > "$walk/grade-01.log" 2>&1
+    rc1=$?
+    r00=$(row_of "$s00" "$walk/grade-01.log") r01=$(row_of "$s01" "$walk/grade-01.log")
+    rows=$(cut -d, -f1 "$tree/build/grade/results.csv" 2> /dev/null | tail -n +2 | tr '\n' ' ')
+    if [ $rc0 -eq 0 ] && [ $rc1 -eq 0 ] && [[ $r00 == *PASS*"earlier run"* ]] && [[ $r01 =~ PASS.*[0-9.]+x ]] &&
+        [ "$rows" = "${s00:4:2} ${s01:4:2} " ] && [ ! -e "$tree/build/grade/logs/${s01:4:2}/stale.log" ]; then
+        pass "walk-through: make grade STEP=${s00:4:2}, then STEP=${s01:4:2}: both PASS, the table and results.csv show both (${s00:4:2} from the earlier run), old logs cleared"
+    else
+        fail "walk-through: grade ${s00:4:2} then ${s01:4:2}: exit $rc0, $rc1; rows: '$r00' '$r01'; results.csv: $rows; stale log $( [ -e "$tree/build/grade/logs/${s01:4:2}/stale.log" ] && echo kept || echo removed)"
+    fi
+    if command -v gnuplot > /dev/null; then
+        [ "$tree/build/grade/ladder.png" -nt "$walk/grade-00.log" ] && pass "walk-through: the ladder drawn (build/grade/ladder.png)" ||
+            fail "walk-through: gnuplot is here, but no new build/grade/ladder.png"
+    fi
+
+    # A data race planted in step01 (its sums shared by every thread): make grade FAILs it.
+    cp "$tree/$s01/nbody.c" "$walk/nbody01.c"
+    sed -i -e 's/^        float \(ax[ac] = 0\.0f\)/        \1/' \
+        -e 's/^#pragma omp parallel for schedule(dynamic/    float axa, aya, aza, axb, ayb, azb, axc, ayc, azc, axd, ayd, azd;\n&/' "$tree/$s01/nbody.c"
+    if cmp -s "$tree/$s01/nbody.c" "$walk/nbody01.c"; then
+        fail "walk-through: the race was not planted: the sed matched nothing in $s01 (has the step changed?)"
+    else
+        student_make -C "$tree" grade STEP="${s01:4:2}" "${gsize[@]}" > "$walk/grade-race.log" 2>&1
+        rc=$?
+        r=$(row_of "$s01" "$walk/grade-race.log")
+        if [ $rc -ne 0 ] && [[ $r == *FAIL*"data race"* ]]; then
+            pass "walk-through: a data race planted in $s01 FAILs: ${r#*FAIL}" | sed 's/   */ /g'
+        else
+            fail "walk-through: a data race planted in $s01: exit $rc, ${r:-no row}"
+        fi
+    fi
+    cp "$walk/nbody01.c" "$tree/$s01/nbody.c"
+fi
+
+# A syntax error in a GPU step, where nvcc is (a GPU or not): a FAIL with the compiler's error.
+if [ -n "$gpu_folder" ] && command -v "${NVCC:-nvcc}" > /dev/null; then
+    src=$tree/$gpu_folder/nbody.cu
+    cp "$src" "$walk/gpu.cu"
+    sed -i '0,/^#include/s//this is not CUDA;\n&/' "$src"
+    student_make -C "$tree" grade STEP="${gpu_folder:4:2}" "${gsize[@]}" > "$walk/grade-syntax.log" 2>&1
+    rc=$?
+    r=$(row_of "$gpu_folder" "$walk/grade-syntax.log")
+    if [ $rc -ne 0 ] && [[ $r == *FAIL*"build failed"*error* ]]; then
+        pass "walk-through: a syntax error in $gpu_folder FAILs with the compiler's error: ${r#*FAIL}" | sed 's/   */ /g'
+    else
+        fail "walk-through: a syntax error in $gpu_folder: exit $rc, ${r:-no row}"
+    fi
+    cp "$walk/gpu.cu" "$src"
+else
+    echo "SKIP walk-through: a syntax error in a GPU step: no nvcc here"
 fi
 
 if [ $fails -gt 0 ]; then

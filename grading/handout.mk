@@ -1,11 +1,13 @@
 # grading/handout.mk: the student version of the lab, generated from the solutions (grading/HANDOUT.md).
 # Included by the top-level Makefile.
 
-HANDOUT_DIR ?= $(BUILD)/handout
+# Where the student keeps it: a folder outside the lab (make clean deletes build/).
+DEST ?=
 
 .PHONY: handout test-handout
-handout:                                             ## write the student handout (solutions stripped) to build/handout
-	@bash grading/handout.sh $(HANDOUT_DIR)
+handout:                                             ## write your copy, solutions stripped, outside the lab: make handout DEST=../nbody-lab
+	@test -n '$(DEST)' || { echo "usage: make handout DEST=../nbody-lab  (a new folder outside the lab, where you keep your copy)"; exit 2; }
+	@bash grading/handout.sh '$(DEST)'
 
 test-handout:                                        ## check the handout: it builds, stripped steps say TODO, filled in they pass
 	@bash grading/handout-test.sh $(BUILD)/handout-test

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # handout.sh: the student version of the lab, generated from the solutions.
 #
-#   grading/handout.sh OUT           write the student tree to OUT (a new folder, or an earlier handout)
+#   grading/handout.sh OUT           write the student tree to OUT, a new folder outside the lab, where
+#                                    the student keeps it (`make handout DEST=../nbody-lab`)
+#   grading/handout.sh --scratch OUT a throw-away handout under the lab's build/ (the tests'); an earlier
+#                                    handout there is replaced
 #   grading/handout.sh --strip FILE  print FILE with its solutions stripped (to see what students get)
 #   grading/handout.sh --check       check the markers of every step source, write nothing
 #
@@ -15,7 +18,11 @@
 #
 # or, with no stub, the solution between /* BEGIN SOLUTION */ and /* END SOLUTION */. Markers stand
 # alone on their lines. The handout keeps the stub lines and drops the solution and the markers;
-# every other file of the tree is copied as it is, except those grading/handout.exclude names.
+# every other file of the tree is copied as it is, except the instructors' (a comment line that opens
+# with the marker among a file's first 10 lines, or a name in grading/handout.exclude). Its README.md is the student's front
+# door, grading/handout-README.md, followed by the lab README's reference sections (the ladder on).
+# OUT is never a folder that holds anything else, and never an earlier handout outside build/ (it
+# holds a student's work): remove it yourself, or name another.
 # Mistakes (nested or unbalanced markers, a stray marker, */ inside a stub) name the file and line,
 # and leave OUT untouched: exit status 2. See grading/HANDOUT.md.
 set -u -o pipefail
@@ -80,8 +87,17 @@ tree_files() {
     fi
 }
 
+# Instructors' material stays out of the handout, decided by what a file says of itself: a file with a
+# line among its first 10 that opens a comment with the marker, `/* INSTRUCTORS ONLY: why */`,
+# `// INSTRUCTORS ONLY: why` or `# INSTRUCTORS ONLY: why` (a worked answer, a bench that holds a step's
+# kernel, the check of the exercises' answers). grading/handout.exclude names what is the instructors'
+# by its name alone (every INSTRUCTORS.md, the engineers' notes). grading/handout-test.sh checks the
+# result by content: no file outside the stripped steps holds a solution region's code.
+instructors_only() { head -n 10 "$here/$1" 2> /dev/null | grep -qE '^[[:space:]]*(/\*|//|#) INSTRUCTORS ONLY:'; }
+
 excluded() {
     local pattern
+    instructors_only "$1" && return 0
     [ -f "$here/grading/handout.exclude" ] || return 1
     while read -r pattern; do
         case $pattern in '' | '#'*) continue ;; esac
@@ -112,23 +128,35 @@ case ${1:-} in
     sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
     exit 0
     ;;
+--scratch) ;;
 -* | '') die "usage: grading/handout.sh OUT (or --strip FILE, --check; see --help)" ;;
 esac
-[ $# -eq 1 ] || die "usage: grading/handout.sh OUT (one folder)"
+scratch=0
+if [ "${1:-}" = --scratch ]; then
+    scratch=1
+    shift
+fi
+[ $# -eq 1 ] || die "usage: grading/handout.sh [--scratch] OUT (one folder)"
 out=$1
 
-# OUT is a folder of its own, outside the sources, and never a folder that is not a handout.
+# OUT is a folder of its own, outside the lab (the student keeps it: `make clean` removes build/), and
+# never a folder that holds something else; --scratch: under build/, for the tests.
 mkdir -p "$(dirname "$out")" 2> /dev/null || die "cannot create the folder of $out"
 parent=$(cd "$(dirname "$out")" && pwd) || die "cannot use $out"
 abs="$parent/$(basename "$out")"
 case $abs/ in
-"$here"/) die "$out is the lab itself: name a folder of its own (e.g. build/handout)" ;;
-"$here"/build/* | "$here"/.deps/*) ;;
-"$here"/*) die "$out is inside the sources: put the handout under build/ or outside the lab" ;;
+"$here"/) die "$out is the lab itself: name a folder of its own, outside it (e.g. DEST=../nbody-lab)" ;;
+"$here"/build/* | "$here"/.deps/*)
+    [ $scratch -eq 1 ] || die "$out is under build/, which make clean deletes: keep your copy outside the lab (e.g. DEST=../nbody-lab)" ;;
+"$here"/*) die "$out is inside the lab's sources: keep your copy outside the lab (e.g. DEST=../nbody-lab)" ;;
+*) [ $scratch -eq 0 ] || die "--scratch writes under the lab's build/ only, not $out" ;;
 esac
 case $here/ in "$abs"/*) die "$out contains the lab: name a folder of its own" ;; esac
 if [ -e "$abs" ] && { [ ! -d "$abs" ] || { [ ! -f "$abs/.handout" ] && [ -n "$(ls -A "$abs")" ]; }; }; then
     die "$out exists and is not an earlier handout: will not overwrite it"
+fi
+if [ -e "$abs" ] && [ $scratch -eq 0 ] && [ -n "$(ls -A "$abs")" ]; then
+    die "$out is an earlier handout and may hold your work: will not overwrite it (remove it yourself, or name another folder)"
 fi
 
 # Everything goes into a temporary folder beside OUT, renamed over it only once complete.
@@ -158,6 +186,17 @@ while IFS= read -r -d '' f; do
     files=$((files + 1))
 done < <(tree_files)
 [ $status -eq 0 ] || die "no handout written: fix the markers above"
+
+# The handout's README.md: the student's front door (grading/handout-README.md), then the lab README's
+# reference sections: from "## The ladder" on, without the instructors' section.
+if [ -f "$here/README.md" ] && [ -f "$here/grading/handout-README.md" ]; then
+    grep -q '^## The ladder' "$here/README.md" || die "README.md has no '## The ladder' section to hand out after the front door"
+    {
+        cat "$here/grading/handout-README.md"
+        echo
+        awk '/^## / { if ($0 ~ /^## The ladder/) started = 1; skip = ($0 ~ /^## For instructors/) } started && !skip' "$here/README.md"
+    } > "$tmp/README.md" || die "cannot write the handout's README.md"
+fi
 
 commit=$(git -C "$here" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
 git -C "$here" diff --quiet HEAD -- 2> /dev/null || commit="$commit-dirty"

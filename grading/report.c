@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +44,11 @@ void progress_end(const grader *g)
 }
 
 /* ---- the table ------------------------------------------------------------------------------ */
+
+const char *verdict_name(verdict v)
+{
+    return v == V_PASS ? "PASS" : v == V_FAIL ? "FAIL" : v == V_TODO ? "TODO" : "SKIP";
+}
 
 static void format_err(double v, char *out, size_t len)
 {
@@ -100,9 +106,8 @@ void print_table(const grader *g, const outcome *outs, size_t count)
            "acc err", "state err", "loop time", "spread", "G int/s", vs_base, "vs prev");
     for (size_t k = 0; k < count; ++k) {
         const outcome *o = &outs[k];
-        const char *v = o->v == V_PASS ? "PASS" : o->v == V_FAIL ? "FAIL" : "SKIP";
-        printf("%-4s %-20.20s %-6s %-5s ", o->s->id, o->name, v, o->s->check);
-        if (o->v == V_SKIP) {
+        printf("%-4s %-20.20s %-6s %-5s ", o->s->id, o->name, verdict_name(o->v), o->s->check);
+        if (o->v == V_SKIP || o->v == V_TODO) {
             printf("%s\n", o->reason);
             continue;
         }
@@ -112,7 +117,10 @@ void print_table(const grader *g, const outcome *outs, size_t count)
         printf("%-9s %-9s ", acc, st);
         if (o->v == V_FAIL) {
             printf("%s\n", o->reason);
-            printf("%-4s %-20s %-6s %-5s see %s\n", "", "", "", "", o->log);
+            if (o->earlier)
+                printf("%-4s %-20s %-6s %-5s (an earlier run, %s: grade it again to see why)\n", "", "", "", "", o->date);
+            else
+                printf("%-4s %-20s %-6s %-5s see %s\n", "", "", "", "", o->log);
             continue;
         }
         if (!o->timed) {
@@ -131,8 +139,84 @@ void print_table(const grader *g, const outcome *outs, size_t count)
                 textf(sp + len, sizeof sp - len, " (vs %s)", o->prev_id);
             }
         }
-        printf("%-10s %-7s %-10.4g %-8s %s\n", t, spread, o->gint, sb, sp);
+        printf("%-10s %-7s %-10.4g %-8s %s%s%s\n", t, spread, o->gint, sb, sp, o->earlier ? "   earlier run, " : "",
+               o->earlier ? o->date : "");
     }
+}
+
+/* The rows of an earlier results.csv (this grader's, in `csv_path`) for the steps not graded now: each
+ * step's latest result stays in the table, the ladder and results.csv, marked with its date, so that a
+ * student grading one step at a time sees every step so far. Appends them to *outs, sorts all in
+ * registry order; returns the new count. */
+static int by_registry(const void *a, const void *b)
+{
+    const outcome *x = (const outcome *)a, *y = (const outcome *)b;
+    return (x->s > y->s) - (x->s < y->s);
+}
+
+size_t add_earlier(const grader *g, const char *csv_path, outcome **outs, size_t count)
+{
+    if (access(csv_path, R_OK) != 0)
+        return count;
+    nb_csv c;
+    if (nb_csv_read(csv_path, &c) != NB_EXIT_OK)
+        return count;
+    if (!header_is_ours(&c)) {
+        nb_csv_free(&c);
+        return count;
+    }
+    for (size_t r = 0; r < c.rows; ++r) {
+        const step *s = NULL;
+        for (size_t k = 0; k < g->reg.count; ++k)
+            if (!strcmp(g->reg.steps[k].id, nb_csv_get(&c, r, "step")))
+                s = &g->reg.steps[k];
+        if (!s || s->selected)
+            continue; /* graded now: this run's result replaces it */
+        int seen = 0;
+        for (size_t k = 0; k < count; ++k)
+            seen |= (*outs)[k].s == s;
+        if (seen)
+            continue;
+        outcome *more = (outcome *)realloc(*outs, (count + 1) * sizeof(outcome));
+        if (!more)
+            break;
+        *outs = more;
+        outcome *o = &more[count++];
+        memset(o, 0, sizeof *o);
+        o->s = s;
+        o->name = s->folder;
+        o->earlier = 1;
+        textf(o->date, sizeof o->date, "%s", nb_csv_get(&c, r, "date"));
+        clean_cell(o->date);
+        const int pass = !strcmp(nb_csv_get(&c, r, "pass"), "PASS");
+        o->v = pass ? V_PASS : V_FAIL;
+        o->worst_acc = cell_num(&c, r, "acc_max");
+        o->worst_state = fmax(cell_num(&c, r, "state_pos"), cell_num(&c, r, "state_vel"));
+        o->loop_s = cell_num(&c, r, "kernel_s");
+        o->loop_min = cell_num(&c, r, "kernel_min_s");
+        o->loop_max = cell_num(&c, r, "kernel_max_s");
+        o->gint = cell_num(&c, r, "ginteractions_s");
+        o->timed = pass && o->loop_s > 0.0 && o->gint > 0.0;
+        o->speedup_base = o->speedup_prev = -1.0;
+        if (!pass)
+            textf(o->reason, sizeof o->reason, "failed (case N=%s S=%s %s %s)", nb_csv_get(&c, r, "bodies"),
+                  nb_csv_get(&c, r, "systems"), nb_csv_get(&c, r, "model"), nb_csv_get(&c, r, "masses"));
+        size_t len = 1; /* the row as it was: cells joined by commas (the format has no quoting) */
+        for (size_t k = 0; k < c.columns; ++k)
+            len += strlen(c.cell[r][k]) + 1;
+        o->row = (char *)malloc(len);
+        if (o->row) {
+            o->row[0] = '\0';
+            for (size_t k = 0; k < c.columns; ++k) {
+                if (k)
+                    strcat(o->row, ",");
+                strcat(o->row, c.cell[r][k]);
+            }
+        }
+    }
+    nb_csv_free(&c);
+    qsort(*outs, count, sizeof(outcome), by_registry);
+    return count;
 }
 
 void print_plan(const grader *g, const outcome *outs, size_t count)
@@ -219,6 +303,8 @@ int write_verdicts(const char *path, const outcome *outs, size_t count)
                "ginteractions_s,speedup_base,speedup_prev,log\n");
     for (size_t k = 0; k < count; ++k) {
         const outcome *o = &outs[k];
+        if (o->earlier)
+            continue; /* this run's verdicts only */
         char name[128], reason[600], fcase[128];
         textf(name, sizeof name, "%s", o->name);
         textf(reason, sizeof reason, "%s", o->reason);
@@ -226,7 +312,7 @@ int write_verdicts(const char *path, const outcome *outs, size_t count)
         clean_cell(name);
         clean_cell(reason);
         clean_cell(fcase);
-        fprintf(f, "%s,%s,%s,%s,%s,%zu,%zu,", o->s->id, name, o->v == V_PASS ? "PASS" : o->v == V_FAIL ? "FAIL" : "SKIP",
+        fprintf(f, "%s,%s,%s,%s,%s,%zu,%zu,", o->s->id, name, verdict_name(o->v),
                 reason, fcase, o->cases_passed, o->cases);
         const double nums[] = {o->worst_acc, o->worst_state, o->timed ? o->loop_s : -1.0, o->timed ? o->gint : -1.0,
                                o->speedup_base, o->speedup_prev};
@@ -237,7 +323,7 @@ int write_verdicts(const char *path, const outcome *outs, size_t count)
                 fprintf(f, ",");
             else
                 fprintf(f, "%.6g,", nums[n]);
-        fprintf(f, "%s\n", o->v == V_SKIP ? "" : o->log);
+        fprintf(f, "%s\n", o->v == V_SKIP || o->v == V_TODO ? "" : o->log);
     }
     return close_whole(&r, f, path);
 }

@@ -4,9 +4,10 @@
 # (under $BUILD/grade/selftest), builds the copy with the Makefile's rules for that step (make
 # grade-copy), grades it, and expects FAIL. The unchanged copy must PASS (so the FAILs come from the
 # faults, not from the copying), and on a GPU so must a correct step built with nvcc --use_fast_math.
-# CPU faults go into step00_serial; GPU faults into step03_tiling and one into step12_multipole (a
-# tree code's cells that drop a moment), where a GPU exists (else SKIP). SELFTEST_STEPS="12" runs only
-# the cases of the steps it names.
+# CPU faults go into step00_serial, a data race into step01_omp (graded with its -O0 build: the race
+# check, grading/race.c); GPU faults into step03_tiling and one into step12_multipole (a tree code's
+# cells that drop a moment), where a GPU exists (else SKIP). SELFTEST_STEPS="12" runs only the cases of
+# the steps it names; SELFTEST_ONLY=NAME only the faults whose name starts with NAME.
 # Exit status 0 only if every case came out as expected. Verdicts are read from the grader's
 # verdicts.csv, never from its printed table; a few cases must also fail in a given way (how_it_failed).
 set -u -o pipefail
@@ -23,6 +24,7 @@ cache=$BUILD/grade/ref-cache
 mkdir -p "$root" "$cache"
 
 cpu_step=00
+omp_step=01
 gpu_step=03
 tree_step=12
 . common/steps.sh
@@ -44,6 +46,7 @@ faults=(
     "output-flood|$cpu_step|prints without end: the grader must stop it at its log cap, and quickly|s/^#include <stdlib.h>$/&\n#include <stdio.h>/;s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    for (;;)\n        puts(\"flood: a step that prints without end\");\n&/"
     "escape-in-error|$cpu_step|its error message sets the window title, clears the screen, turns red: none of it may reach the table|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_ERROR, \"%c]0;owned%c%c[2J%c[31mforces wrong%c[0m, said in colour\", 27, 7, 27, 27, 27);\n&/"
     "escape-in-fail|$cpu_step|its FAIL line clears the screen and turns red: the clause shown must be plain text|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_MISMATCH, \"%c[2J%c[31mforces FAIL%c[0m\", 27, 27, 27);\n&/"
+    "shared-sums|$omp_step|a data race: the four bodies' sums declared outside the parallel loop, shared by every thread|s/^        float \(ax[ac] = 0\.0f\)/        \1/;s/^#pragma omp parallel for schedule(dynamic/    float axa, aya, aza, axb, ayb, azb, axc, ayc, azc, axd, ayd, azd;\n&/"
     "partial-tile|$gpu_step|the last partial tile of bodies is skipped|s/const int tiles = (n + blockDim.x - 1) \/ blockDim.x;/const int tiles = n \/ blockDim.x;/"
     "wrong-sign|$gpu_step|x_i - x_j instead of x_j - x_i: repulsion|s/= pj\.\([xyz]\) - \([xyz]\)i;/= \2i - pj.\1;/"
     "mass-ignored|$gpu_step|every body pulls with unit mass|s/const float f = pj\.w \* inv/const float f = inv/"
@@ -58,6 +61,7 @@ faults=(
 # name | step | compiler flags | why it must pass
 controls=(
     "unchanged|$cpu_step||the copy machinery itself changes nothing"
+    "unchanged|$omp_step||the copy machinery changes nothing, and a step without a race passes the race check"
     "unchanged|$gpu_step||the copy machinery itself changes nothing"
     "fast-math|$gpu_step|--use_fast_math|a correct step under nvcc --use_fast_math is still correct"
     "unchanged|$tree_step||the copy machinery itself changes nothing"
@@ -147,6 +151,16 @@ run_case() {
         report "BROKEN" "the copy did not build: see $dir/build.log"
         return
     fi
+    # The OpenMP step is graded with its race check too: its -O0 build, as make grade makes it.
+    local race=()
+    if [ "$id" = "$omp_step" ]; then
+        if ! $MAKE -s --no-print-directory BUILD="$BUILD" grade-copy COPY_ID="$id" COPY_SRC="$dir/nbody.$ext" \
+            COPY_BIN="$bin-O0" COPY_FLAGS="$flags -O0" > "$dir/build-O0.log" 2>&1; then
+            report "BROKEN" "the -O0 copy did not build: see $dir/build-O0.log"
+            return
+        fi
+        race=(--race-binary "$bin-O0")
+    fi
     # A fault in the timing shows only in the timed run: a small one, for that case alone.
     local timing=(--no-timing)
     case $name in
@@ -160,7 +174,7 @@ run_case() {
         [ "${timeout%.*}" -le 60 ] 2>/dev/null || timeout=60
         file_limit=$((256 * 1024))
     fi
-    (ulimit -f "$file_limit" && exec "$GRADER" --steps "$id" --binary "$bin" --label "$name" "${timing[@]}" \
+    (ulimit -f "$file_limit" && exec "$GRADER" --steps "$id" --binary "$bin" "${race[@]}" --label "$name" "${timing[@]}" \
         --out "$dir/grade" --ref-cache "$cache" --probe "$GPU_PROBE" --jobs "$GRADE_JOBS" --timeout "$timeout" \
         --check-n "$GRADE_CHECK_N") > "$dir/grade.log" 2>&1
     local rc=$? got why

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# INSTRUCTORS ONLY: it states the worked answers; grading/handout.sh keeps it out of the handout.
 # answers.sh [BUILD]: check the instructors' worked answers (stepNN_*/INSTRUCTORS.md) whose answer is
 # code or a build the CPU can make. Each check states the answer the INSTRUCTORS.md gives and fails
 # if the lab no longer behaves so. GPU answers are marked there "to check on the device".

@@ -179,15 +179,35 @@ int main(void)
     snprintf(copy, sizeof copy, "%s", list ? list : "");
     for (char *tok = strtok(copy, " "); tok && steps < MAX_STEPS; tok = strtok(NULL, " "))
         bins[steps++] = tok;
-    Suite *s = suite_create("agreement");
-    TCase *agree = nbt_tcase(s, "agreement", 300);
-    tcase_add_loop_test(agree, one_force_evaluation, 0, 2);
-    tcase_add_test(agree, a_few_steps);
-    TCase *own = nbt_tcase(s, "self-validation", 300);
-    tcase_add_loop_test(own, programs_validate_themselves, 0, sizeof validations / sizeof *validations);
-    if (steps < 1) {
-        fprintf(stderr, "NB_TEST_STEP_BINS is empty: run these tests with make test\n");
+    /* NB_TEST_STEP_BINS holds the written CPU steps (tests.mk); NB_TEST_TODO names the steps not written
+     * yet (a handout's stubs): what needs a step, or two, is skipped until they are written. */
+    if (!list) {
+        fprintf(stderr, "NB_TEST_STEP_BINS is not set: run these tests with make test\n");
         return 1;
     }
-    return nbt_run(s, CK_FORK);
+    const char *todo = getenv("NB_TEST_TODO");
+    char why[600];
+    snprintf(why, sizeof why, "%s (TODO: %s)", steps ? "one CPU step written so far, nothing to compare it with" :
+             "no CPU step written yet", todo && *todo ? todo : "none listed");
+    static const char *const pair_tests[] = {"agreement:one_force_evaluation", "agreement:one_force_evaluation",
+                                             "agreement:a_few_steps"};
+    const size_t nval = sizeof validations / sizeof *validations;
+    if (steps < 1) {
+        static const char *names[3 + sizeof validations / sizeof *validations];
+        for (size_t k = 0; k < 3 + nval; ++k)
+            names[k] = k < 3 ? pair_tests[k] : "self-validation:programs_validate_themselves";
+        return nbt_skip("tests/check_agreement.c", names, 3 + nval, why);
+    }
+    Suite *s = suite_create("agreement");
+    if (steps >= 2) {
+        TCase *agree = nbt_tcase(s, "agreement", 300);
+        tcase_add_loop_test(agree, one_force_evaluation, 0, 2);
+        tcase_add_test(agree, a_few_steps);
+    }
+    TCase *own = nbt_tcase(s, "self-validation", 300);
+    tcase_add_loop_test(own, programs_validate_themselves, 0, nval);
+    const int rc = nbt_run(s, CK_FORK);
+    if (steps < 2)
+        nbt_add_skips("tests/check_agreement.c", pair_tests, 3, why);
+    return rc;
 }

@@ -465,9 +465,22 @@ int main(void)
     tcase_add_test(args, help_and_version);
     tcase_add_loop_test(args, bad_arguments, 0, BAD_ARGS);
     tcase_add_test(args, long_message_keeps_its_reason);
-    TCase *program = nbt_tcase(s, "program", 120);
-    tcase_add_loop_test(program, program_refuses_bad_input, 0, BAD_RUNS);
-    tcase_add_test(program, program_unwritable_output);
-    tcase_add_test(program, program_good_run);
-    return nbt_run(s, CK_FORK);
+    /* The program cases run a CPU step that is written (tests.mk): none in a fresh handout, where they
+     * are skipped and the steps' stubs are reported as TODO by make test. */
+    const char *bins = getenv("NB_TEST_STEP_BINS");
+    if (bins && *bins) {
+        TCase *program = nbt_tcase(s, "program", 120);
+        tcase_add_loop_test(program, program_refuses_bad_input, 0, BAD_RUNS);
+        tcase_add_test(program, program_unwritable_output);
+        tcase_add_test(program, program_good_run);
+        return nbt_run(s, CK_FORK);
+    }
+    const int rc = nbt_run(s, CK_FORK);
+    static const char *const program_tests[] = {"program:program_refuses_bad_input", "program:program_unwritable_output",
+                                                "program:program_good_run"};
+    char why[600];
+    const char *todo = getenv("NB_TEST_TODO");
+    snprintf(why, sizeof why, "no CPU step written yet (TODO: %s)", todo && *todo ? todo : "none listed");
+    nbt_add_skips("tests/check_cli.c", program_tests, 3, why);
+    return rc;
 }

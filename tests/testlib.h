@@ -31,6 +31,9 @@ int nbt_run(Suite *suite, enum fork_status fork);
 
 /* Write `count` TAP lines "ok i - name # SKIP reason" and say why on stdout; returns NBT_EXIT_SKIP. */
 int nbt_skip(const char *suite, const char *const *names, size_t count, const char *reason);
+/* After nbt_run: add `count` skipped tests to its TAP file (tests left out of the suite because what
+ * they need is not here, e.g. no CPU step written yet) and say why on stdout. */
+void nbt_add_skips(const char *suite, const char *const *names, size_t count, const char *reason);
 
 /* What a piece of code printed on stderr (the lab's errors are one line each). */
 typedef struct nbt_capture {

@@ -1,3 +1,4 @@
+// INSTRUCTORS ONLY: it holds a step's force kernel; grading/handout.sh keeps it out of the handout.
 // forces-bench.cu: the exploration behind the tuning of steps 04-06, kept with what it printed on an
 // H100 (report/data/h100-2026-11-22/explore-*.txt; report/explore/README.md). One file, no lab code:
 // force-kernel variants with template knobs (B threads, R bodies per thread, unroll U, tiles of L x B

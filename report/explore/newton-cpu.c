@@ -1,3 +1,4 @@
+/* INSTRUCTORS ONLY: a worked answer (a step's solution); grading/handout.sh keeps it out of the handout. */
 /* newton-cpu.c: step09's idea on the CPU, the worked answer of step09_newton/README.md's exercise 3.
  * step01 with each pair computed once: body i against the bodies j > i of its system, the force added
  * to i in registers and subtracted from j in the thread's own partial sums; the threads' partial sums

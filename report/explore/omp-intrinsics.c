@@ -1,3 +1,4 @@
+/* INSTRUCTORS ONLY: a worked answer (a step's solution); grading/handout.sh keeps it out of the handout. */
 /* omp-intrinsics.c: the worked answer of step01_omp/README.md's exercise 3: step01 with its inner loop
  * written in x86 intrinsics, to see what the compiler's `1.0f / sqrtf` costs. Same threads, same two
  * bodies a pass, same arithmetic but for the inverse square root: gcc -ffast-math turns 1/sqrtf(d2)

@@ -1,3 +1,4 @@
+// INSTRUCTORS ONLY: it holds a step's force kernel; grading/handout.sh keeps it out of the handout.
 // pairs-bench.cu: issue #3's option (a), measured. Every pair of bodies is computed once and its
 // force applied to both (Newton's third law), instead of once from each side as in the ladder. It is a
 // different algorithm, not a ladder step: a stand-alone bench (bench.h) for the owner's decision.

@@ -1,3 +1,4 @@
+// INSTRUCTORS ONLY: it holds a step's force kernel; grading/handout.sh keeps it out of the handout.
 // schedule-bench.cu: the second round of exploration of the best step's kernel (report/explore/README.md,
 // "Where the last issue slots go"). One file, no lab code: the force kernel of steps 05-06 with template
 // knobs (B threads, R bodies per thread, unroll U, tiles of L x B bodies, __launch_bounds__ minimum MINB

@@ -1,3 +1,4 @@
+/* INSTRUCTORS ONLY: a worked answer (a step's solution); grading/handout.sh keeps it out of the handout. */
 /* peer-soa.c: the lab's own stand-in for the best-known simple CPU kernel, for side-by-side timing with
  * step01 (report/sweeps/cpu-peer.sh). Written for this lab from a description of that kernel, not copied: the
  * structure-of-arrays float kernel of mini-nbody (Mark Harris), whose arithmetic it repeats term for

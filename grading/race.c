@@ -1,0 +1,114 @@
+/* race.c: the data-race check of a CPU step (grading/README.md, "What it checks"). A race on variables
+ * that all threads share (a body's accumulators declared outside the parallel loop) usually hides in an
+ * optimised build: the compiler keeps them in registers, and the cases pass. Built without optimisation
+ * (-O0: every += a load and a store to the shared variable), the same step is run at one thread and at
+ * many more threads than cores; a step without a race writes the same bytes both times (every body's
+ * sum is one thread's, in one order), a racy one does not. */
+#include "grade.h"
+#include "nbody.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* 1 if the two files hold the same bytes; 0 if not, or one is unreadable. */
+static int same_bytes(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    while (same) {
+        const int ca = getc(fa), cb = getc(fb);
+        same = ca == cb;
+        if (ca == EOF || cb == EOF)
+            break;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+/* One run of the -O0 build at `threads` threads: RACE_STEPS steps of the racy-case state, written to out. */
+static int race_run(const grader *g, const char *bin, unsigned threads, const char *out, const char *log,
+                    char *why, size_t len)
+{
+    char env[64];
+    textf(env, sizeof env, "OMP_NUM_THREADS=%u", threads);
+    char *argv[] = {"env", env, "OMP_WAIT_POLICY=passive", (char *)bin, "-q", "-n", "1000", "-S", "3", "--masses",
+                    "random", "--steps", "4", "--repeat", "1", "--validate", "off", "-o", (char *)out, NULL};
+    run_result r;
+    if (run_one(argv, log, g->o.timeout, &r) != NB_EXIT_OK)
+        nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
+    if (!r.exited || r.code != 0) {
+        char end[128], line[400];
+        describe_end(&r, g->o.timeout, end, sizeof end);
+        log_line(log, NULL, line, sizeof line);
+        textf(why, len, "race check at %u thread%s: %s: %s", threads, threads == 1 ? "" : "s", end, line);
+        return 0;
+    }
+    return 1;
+}
+
+void run_race_check(grader *g, outcome *out, const char *logdir, const char *race_bin)
+{
+    const step *s = out->s;
+    char bin[4400], log[4400];
+    textf(log, sizeof log, "%s/race-build.log", logdir);
+    if (race_bin) {
+        textf(bin, sizeof bin, "%s", race_bin);
+    } else { /* the step's own source, built as the step is (its flags) with -O0 last: make grade-copy */
+        textf(bin, sizeof bin, "%s/race/%s-O0", g->o.out, s->folder);
+        char dir[4400], cmd[9000];
+        textf(dir, sizeof dir, "%s/race", g->o.out);
+        if (mkdirs(dir) != NB_EXIT_OK)
+            exit(NB_EXIT_ERROR);
+        unlink(bin);
+        textf(cmd, sizeof cmd, "%s -s --no-print-directory BUILD='%s' grade-copy COPY_ID='%s' COPY_SRC='%s/nbody.%s' "
+              "COPY_BIN='%s' COPY_FLAGS=-O0", g->o.make ? g->o.make : "make", g->o.build, s->id, s->folder, s->lang, bin);
+        char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+        progress(g, "  %s %s: race check: building it without optimisation (-O0)", s->id, out->name);
+        run_result r;
+        if (run_one(argv, log, g->o.timeout, &r) != NB_EXIT_OK)
+            nb_die(NB_EXIT_ERROR, "cannot run the race build");
+        if (!r.exited || r.code != 0 || !is_executable(bin)) {
+            char line[400];
+            log_line(log, "error", line, sizeof line);
+            out->v = V_FAIL;
+            textf(out->reason, sizeof out->reason, "race check: the -O0 build failed: %s", line);
+            textf(out->log, sizeof out->log, "%s", log);
+            return;
+        }
+    }
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const unsigned many = 4u * (unsigned)(cores > 2 ? cores : 2); /* many more threads than cores */
+    char one[4400], lots[4400], log1[4400], logn[4400];
+    textf(one, sizeof one, "%s/race-1.nbs", logdir);
+    textf(lots, sizeof lots, "%s/race-%u.nbs", logdir, many);
+    textf(log1, sizeof log1, "%s/race-1.log", logdir);
+    textf(logn, sizeof logn, "%s/race-%u.log", logdir, many);
+    progress(g, "  %s %s: race check: 1 thread against %u, the -O0 build, N=1000 S=3, 4 steps", s->id, out->name, many);
+    ++out->cases;
+    const check_case race_case = {1000, 3, "plummer", "random"};
+    char why[600];
+    if (!race_run(g, bin, 1, one, log1, why, sizeof why) || !race_run(g, bin, many, lots, logn, why, sizeof why)) {
+        out->v = V_FAIL;
+        textf(out->reason, sizeof out->reason, "%s", why);
+        textf(out->log, sizeof out->log, "%s", log1);
+        out->row = synthetic_row(out, &race_case);
+        return;
+    }
+    if (!same_bytes(one, lots)) {
+        out->v = V_FAIL;
+        textf(out->failed_case, sizeof out->failed_case, "race N=1000 S=3");
+        textf(out->reason, sizeof out->reason, "data race: built without optimisation, %u threads give other results "
+              "than 1 (N=1000 S=3, 4 steps: %s and %s differ); a variable all threads write, e.g. an accumulator "
+              "declared outside the parallel loop?", many, one, lots);
+        textf(out->log, sizeof out->log, "%s", logn);
+        out->row = synthetic_row(out, &race_case);
+        return;
+    }
+    ++out->cases_passed;
+}
