@@ -163,7 +163,7 @@ END_TEST
 
 START_TEST(uniform_cube)
 {
-    /* Positions and velocities uniform in [-1, 1]^3, not shifted (as in the seeds' labs). A float
+    /* Positions and velocities uniform in [-1, 1]^3, not shifted (as in the ECE415 reports: REFERENCES.md). A float
      * rounding of a value just below 1 may give 1 exactly, so the bounds are closed. N = 16384: the
      * extremes lie within 10/N of the faces, the means within 6 sigma = 6 * 0.577 / sqrt(N) of 0. */
     const size_t n = 16384;

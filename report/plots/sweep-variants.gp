@@ -1,4 +1,4 @@
-# sweep-variants.gp: two of the seeds' small choices measured again (figure 4d):
+# sweep-variants.gp: two small choices of the source write-ups (REFERENCES.md) measured again (figure 4d):
 #   step03 with float4 tiles (x, y, z, m in one 16-byte load; the default) or float3 + a float (-DTILE_FLOAT3)
 #   step05 with -ftz=true (its flags in steps.list), without it, and with --use_fast_math
 W = 900; H = 460

@@ -193,7 +193,7 @@ if has sweeps; then
     MEASURE_TARGET_S=0.05 measure block float3 ftz throughput
 fi
 
-# The seeds' compile-time sweeps: step04's unroll factor x bodies per thread, the tile size (04, 06).
+# The source write-ups' compile-time sweeps (REFERENCES.md): step04's unroll factor x bodies per thread, the tile size (04, 06).
 if has unroll; then
     MEASURE_TARGET_S=0.05 measure unroll tile
 fi
