@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "nbody.h"
 #include "results.h"
+#include "timing.h"
 #include "util.h"
 
 #include <errno.h>
@@ -27,15 +28,6 @@
 
 /* The bodies per system of the correctness cases (cases.c makes the cases from them). */
 static const uint64_t default_check_n[] = {1, 2, 31, 257, 1000, 4099, 16384};
-
-/* snprintf for the grader's messages and paths: a text too long for its buffer is cut short. */
-void textf(char *out, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out, len, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- options ---------------------------------------------------------------------------- */
 
@@ -225,7 +217,7 @@ static int build_step(grader *g, outcome *out, const char *logdir, const char *b
     char cmd[1024];
     textf(cmd, sizeof cmd, "%s -s --no-print-directory BUILD='%s' step%s", g->o.make, g->o.build, s->id);
     char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-    progress(g, "  %s %s: building (%s)", s->id, out->name, cmd);
+    progress(g->tty, "  %s %s: building (%s)", s->id, out->name, cmd);
     run_result r;
     if (run_one(argv, out->log, g->o.timeout, &r) != NB_EXIT_OK)
         nb_die(NB_EXIT_ERROR, "cannot run the build");
@@ -237,7 +229,7 @@ static int build_step(grader *g, outcome *out, const char *logdir, const char *b
         describe_end(&r, g->o.timeout, end, sizeof end);
         textf(out->reason, sizeof out->reason, "build failed (%s): %s", end, line);
         out->v = V_FAIL;
-        out->row = synthetic_row(out, NULL);
+        out->row = synthetic_row(out->s->id, out->name, NULL);
         return 0;
     }
 check:
@@ -245,7 +237,7 @@ check:
         out->v = V_FAIL;
         textf(out->reason, sizeof out->reason, "no binary %s%s", bin,
                  g->o.make || g->o.binary ? "" : " (build it first, or use make grade)");
-        out->row = synthetic_row(out, NULL);
+        out->row = synthetic_row(out->s->id, out->name, NULL);
         return 0;
     }
     return 1;
@@ -281,7 +273,7 @@ static void grade_step(grader *g, outcome *out)
 {
     const options *o = &g->o;
     const step *s = out->s;
-    const double t0 = now_s();
+    const double t0 = nb_now();
     out->worst_acc = out->worst_state = -1.0;
     out->speedup_base = out->speedup_prev = -1.0;
     char logdir[4300], bin[4300];
@@ -325,7 +317,7 @@ static void grade_step(grader *g, outcome *out)
         textf(out->reason, sizeof out->reason, "compiled; needs %u GPUs, %d here", s->gpus, g->gpus.count);
     }
     if (out->v == V_SKIP || out->v == V_TODO) {
-        progress(g, "  %s %s: %s, %s", s->id, out->name, verdict_name(out->v), out->reason);
+        progress(g->tty, "  %s %s: %s, %s", s->id, out->name, verdict_name(out->v), out->reason);
         if (g->tty)
             printf("\n");
         return;
@@ -338,8 +330,8 @@ static void grade_step(grader *g, outcome *out)
         if (out->v == V_PASS && !o->no_timing)
             run_timing(g, out, logdir, bin);
     }
-    out->seconds = now_s() - t0;
-    progress_end(g);
+    out->seconds = nb_now() - t0;
+    progress_end(g->tty);
     if (out->v == V_PASS)
         printf("  %s %s: PASS, %zu check cases%s (%.1f s)\n", s->id, out->name, g->case_count,
                out->timed ? " and the ladder run" : "", out->seconds);
@@ -367,7 +359,7 @@ int main(int argc, char **argv)
     textf(logs, sizeof logs, "%s/logs", o->out);
     if (mkdirs(logs) != NB_EXIT_OK || mkdirs(o->ref_cache) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
-    probe_gpus(o, &g.gpus);
+    probe_gpus(o->probe, o->out, &g.gpus);
     if (o->count_gpus) {
         printf("%d\n", g.gpus.count);
         return NB_EXIT_OK;
@@ -409,7 +401,7 @@ int main(int argc, char **argv)
     fprintf(g.checks, "%s\n", NB_RESULTS_HEADER);
 
     print_plan(&g, outs, count);
-    const double t0 = now_s();
+    const double t0 = nb_now();
     for (size_t k = 0; k < count; ++k)
         grade_step(&g, &outs[k]);
     size_t pass = 0, fail = 0, skip = 0, todo = 0; /* this run's verdicts, before earlier rows join */
@@ -437,7 +429,7 @@ int main(int argc, char **argv)
                "/ median. Speedups compare G interactions/s; a step that failed gets none.\n",
                (unsigned long long)o->repeat);
     printf("\n%zu PASS, %zu FAIL, %zu SKIP, %zu TODO%s in %.0f s\n", pass, fail, skip, todo,
-           skip || todo ? " (skips and TODOs, steps not written yet, do not fail the grade)" : "", now_s() - t0);
+           skip || todo ? " (skips and TODOs, steps not written yet, do not fail the grade)" : "", nb_now() - t0);
 
     char checks[4400];
     textf(checks, sizeof checks, "%s/checks.csv", o->out);

@@ -3,7 +3,10 @@
 #ifndef GRADE_H
 #define GRADE_H
 
-#include "results.h"
+#include "gpus.h"
+#include "proc.h"
+#include "rows.h"
+#include "text.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -11,8 +14,6 @@
 #include <sys/types.h>
 
 #define MAX_CHECK_N 32
-#define MAX_JOBS 16
-#define MAX_GPUS 16
 #define MAX_ARGS 64 /* a launched command line, mpirun's words included */
 
 /* ---- the command line (grade.c) --------------------------------------------------------------- */
@@ -44,35 +45,6 @@ typedef struct registry {
     size_t count;
 } registry;
 
-/* ---- subprocesses and GPUs (runner.c) --------------------------------------------------------- */
-
-/* What the grader keeps of a run's output: a step that prints without end is stopped at this size. */
-#define LOG_CAP_MIB 16
-#define LOG_CAP_BYTES ((size_t)LOG_CAP_MIB << 20)
-
-typedef struct run_result {
-    int exited, code, signal, timed_out;
-    int flooded; /* stopped for printing more than LOG_CAP_BYTES */
-    double seconds;
-} run_result;
-
-typedef struct job {
-    pid_t pid;
-    double start;
-    int timed_out;
-    int out_fd, log_fd; /* its stdout and stderr (a pipe), and the log the grader copies them into */
-    size_t kept;        /* bytes copied into the log */
-    int flooded;
-} job;
-
-typedef struct gpu_info {
-    int count;
-    int sms[MAX_GPUS];
-    char name[MAX_GPUS][128];
-    char how[160];  /* how the count was found: "cudaGetDeviceCount", "nvidia-smi -L" */
-    char none[160]; /* why there is none, when there is none */
-} gpu_info;
-
 /* ---- grading one step ------------------------------------------------------------------------- */
 
 /* V_TODO: the step's source still holds its stub's TODO line (grading/todo.awk): not written yet. */
@@ -97,11 +69,6 @@ typedef struct outcome {
     char date[32];
 } outcome;
 
-typedef struct check_case {
-    uint64_t bodies, systems;
-    const char *model, *masses;
-} check_case;
-
 typedef struct grader {
     options o;
     registry reg;
@@ -113,31 +80,13 @@ typedef struct grader {
     char checks_tmp[4300];
 } grader;
 
-/* grade.c: options, main, and grading one step */
-void textf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 /* registry.c: steps.list */
 int read_registry(const char *path, registry *r);
 int select_steps(registry *r, const char *list);
 char *const *launch_argv(const step *s, char *const argv[], char *out[MAX_ARGS]);
 
-/* runner.c: programs, subprocesses with a time limit, the GPU probe */
-double now_s(void);
-int mkdirs(const char *path);
-int is_executable(const char *path);
-int have_command(const char *name);
-void end_children_on_signals(void);
-int spawn(char *const argv[], const char *log_path, job *j);
-int reap(job *jobs, size_t count, double timeout, run_result *res);
-int run_one(char *const argv[], const char *log_path, double timeout, run_result *res);
-void describe_end(const run_result *r, double timeout, char *out, size_t len);
-void probe_gpus(const options *o, gpu_info *g);
-const char *single_gpu_name(const char *device);
-int sms_of(const gpu_info *g, const char *device);
-
 /* cases.c: the correctness cases */
 void make_cases(grader *g);
-char *synthetic_row(const outcome *out, const check_case *c);
 void run_checks(grader *g, outcome *out, const char *logdir, const char *bin);
 
 /* race.c: a CPU step built with -O0, run at 1 and at many threads: the same bytes, or a data race */
@@ -149,16 +98,8 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin);
 /* judge.c: the verdict of one run, from its exit status and its CSV row; what its log says */
 int judge_run(const grader *g, const run_result *r, const char *csv_path, const char *log_path, char **row,
               double *acc, double *state, char *why, size_t len);
-void log_line(const char *path, const char *needle, char *out, size_t len);
-void printable_text(char *text);
-int header_is_ours(const nb_csv *c);
-double cell_num(const nb_csv *c, size_t r, const char *name);
 
-/* report.c: progress lines, the plan, the table, results.csv and verdicts.csv */
-void clean_cell(char *s);
-void progress(const grader *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void progress_end(const grader *g);
-void format_speedup(double x, char *out, size_t len);
+/* report.c: the plan, the table, results.csv and verdicts.csv */
 void compute_speedups(outcome *outs, size_t count, const registry *reg);
 void print_plan(const grader *g, const outcome *outs, size_t count);
 void print_table(const grader *g, const outcome *outs, size_t count);

@@ -23,7 +23,7 @@ GRADE_ARGS = --registry steps.list --build '$(BUILD)' --out '$(GRADE_DIR)' --mak
   --check-n '$(GRADE_CHECK_N)' --jobs '$(GRADE_JOBS)'
 
 # The grader's parts (grading/README.md says which does what); grade.h is their shared, private header.
-GRADER_SRC := grade.c registry.c cases.c race.c timing.c judge.c runner.c report.c ladder.c
+GRADER_SRC := grade.c registry.c cases.c race.c timing.c judge.c report.c ladder.c text.c proc.c rows.c gpus.c
 GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/grading/%.o)
 
 $(GRADER_OBJ): $(BUILD)/obj/grading/%.o: grading/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib

@@ -13,36 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Text for a CSV cell of ours: no commas, quotes or line breaks. */
-void clean_cell(char *s)
-{
-    for (; *s; ++s)
-        if (*s == ',' || *s == '"' || *s == '\n' || *s == '\r')
-            *s = ' ';
-}
-
-void progress(const grader *g, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (g->tty)
-        printf("\r\033[K%s", buf);
-    else
-        printf("%s\n", buf);
-    fflush(stdout);
-}
-
-void progress_end(const grader *g)
-{
-    if (g->tty) {
-        printf("\r\033[K");
-        fflush(stdout);
-    }
-}
-
 /* ---- the table ------------------------------------------------------------------------------ */
 
 const char *verdict_name(verdict v)
@@ -68,12 +38,6 @@ static void format_time(double s, char *out, size_t len)
         textf(out, len, "%.3g ms", 1e3 * s);
     else
         textf(out, len, "%.3g us", 1e6 * s);
-}
-
-/* 1.00x, 12.3x, 456x */
-void format_speedup(double x, char *out, size_t len)
-{
-    textf(out, len, x < 9.995 ? "%.2fx" : x < 99.95 ? "%.1fx" : "%.0fx", x);
 }
 
 /* "vs prev" compares a step with the one it grows from (steps.list, column from), if that one was timed. */

@@ -51,7 +51,7 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
     textf(r, sizeof r, "%llu", (unsigned long long)o->repeat);
     char *argv[] = {(char *)bin, "-q", "--ref-cache", (char *)o->ref_cache, "--csv", csv, "--tag", "grade-ladder",
                     "-n", n, "-S", s, "-k", k, "-r", r, NULL};
-    progress(g, "  %s %s: timing N=%s S=%s, %s step%s: validation, warm-up, %s repeats", out->s->id, out->name, n,
+    progress(g->tty, "  %s %s: timing N=%s S=%s, %s step%s: validation, warm-up, %s repeats", out->s->id, out->name, n,
              s, k, strcmp(k, "1") ? "s" : "", r);
     run_result res;
     char *launched[MAX_ARGS];
@@ -65,8 +65,8 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
         textf(out->failed_case, sizeof out->failed_case, "ladder N=%s S=%s", n, s);
         textf(out->reason, sizeof out->reason, "ladder run N=%s S=%s: %s", n, s, why);
         textf(out->log, sizeof out->log, "%s", log);
-        out->row = row ? row : synthetic_row(out, &(check_case){o->bodies, o->systems, "plummer", "equal"});
-        progress(g, "  %s %s: timing FAIL (%.1f s)", out->s->id, out->name, res.seconds);
+        out->row = row ? row : synthetic_row(out->s->id, out->name, &(check_case){o->bodies, o->systems, "plummer", "equal"});
+        progress(g->tty, "  %s %s: timing FAIL (%.1f s)", out->s->id, out->name, res.seconds);
         return;
     }
     ++out->cases_passed;
@@ -94,6 +94,6 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
         out->v = V_FAIL;
         out->timed = 0;
     }
-    progress(g, "  %s %s: timing %.4g s median of %s, %.4g G interactions/s (%.1f s)", out->s->id, out->name,
+    progress(g->tty, "  %s %s: timing %.4g s median of %s, %.4g G interactions/s (%.1f s)", out->s->id, out->name,
              out->loop_s, r, out->gint, res.seconds);
 }
