@@ -2,7 +2,13 @@
  * time against the fp64 reference, the first failure stopping the step; and the results row written
  * for a run that left none. */
 #define _GNU_SOURCE /* strdup */
+#include "cases.h"
 #include "grade.h"
+#include "judge.h"
+#include "proc.h"
+#include "registry.h"
+#include "rows.h"
+#include "text.h"
 #include "nbody.h"
 #include "util.h"
 

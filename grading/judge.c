@@ -1,7 +1,11 @@
 /* judge.c: the verdict of one run of a step binary. It comes from the run's exit status and the row it
  * wrote to its results CSV, never from its printed text; the log only explains a failure, in one line
  * (the clause that says FAIL, or the last line), its escape codes and control characters removed. */
+#include "judge.h"
 #include "grade.h"
+#include "proc.h"
+#include "rows.h"
+#include "text.h"
 #include "nbody.h"
 #include "util.h"
 

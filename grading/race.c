@@ -4,7 +4,11 @@
  * (-O0: every += a load and a store to the shared variable), the same step is run at one thread and at
  * many more threads than cores; a step without a race writes the same bytes both times (every body's
  * sum is one thread's, in one order), a racy one does not. */
+#include "race.h"
 #include "grade.h"
+#include "proc.h"
+#include "rows.h"
+#include "text.h"
 #include "nbody.h"
 #include "util.h"
 

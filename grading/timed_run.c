@@ -1,7 +1,14 @@
-/* timing.c: the ladder run (grading/README.md, "What it times"): one run at the ladder size that
+/* timed_run.c: the ladder run (grading/README.md, "What it times"): one run at the ladder size that
  * validates, warms up and times --repeat repeats; its time is read from the step's results row and
  * refused when no honest step could show it. */
+#include "timed_run.h"
+#include "gpus.h"
 #include "grade.h"
+#include "judge.h"
+#include "proc.h"
+#include "registry.h"
+#include "rows.h"
+#include "text.h"
 #include "nbody.h"
 #include "util.h"
 

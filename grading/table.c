@@ -1,6 +1,9 @@
-/* report.c: what the grader prints and writes (grading/README.md, "What it writes"): the progress
- * lines, the plan, the table with its speedups, OUT/results.csv and OUT/verdicts.csv. */
+/* table.c: what the grader prints and writes (grading/README.md, "What it writes"): the plan, the table
+ * with its speedups, OUT/results.csv and OUT/verdicts.csv. */
+#include "table.h"
 #include "grade.h"
+#include "rows.h"
+#include "text.h"
 #include "nbody.h"
 #include "replace.h"
 #include "util.h"
@@ -165,18 +168,7 @@ size_t add_earlier(const grader *g, const char *csv_path, outcome **outs, size_t
         if (!pass)
             textf(o->reason, sizeof o->reason, "failed (case N=%s S=%s %s %s)", nb_csv_get(&c, r, "bodies"),
                   nb_csv_get(&c, r, "systems"), nb_csv_get(&c, r, "model"), nb_csv_get(&c, r, "masses"));
-        size_t len = 1; /* the row as it was: cells joined by commas (the format has no quoting) */
-        for (size_t k = 0; k < c.columns; ++k)
-            len += strlen(c.cell[r][k]) + 1;
-        o->row = (char *)malloc(len);
-        if (o->row) {
-            o->row[0] = '\0';
-            for (size_t k = 0; k < c.columns; ++k) {
-                if (k)
-                    strcat(o->row, ",");
-                strcat(o->row, c.cell[r][k]);
-            }
-        }
+        o->row = join_row(&c, r); /* the row as it was */
     }
     nb_csv_free(&c);
     qsort(*outs, count, sizeof(outcome), by_registry);
