@@ -95,7 +95,7 @@ void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
         slot *sl = &slots[k];
         const check_case *c = &g->cases[sl->index];
         char *row = NULL, why[600], name[96];
-        const int passed = judge_run(g, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
+        const int passed = judge_run(o->timeout, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
                                      why, sizeof why);
         case_name(c, name, sizeof name);
         if (row && g->checks)

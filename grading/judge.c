@@ -2,7 +2,6 @@
  * wrote to its results CSV, never from its printed text; the log only explains a failure, in one line
  * (the clause that says FAIL, or the last line), its escape codes and control characters removed. */
 #include "judge.h"
-#include "grade.h"
 #include "proc.h"
 #include "rows.h"
 #include "text.h"
@@ -79,8 +78,9 @@ static double worse(double a, double b)
 /* ---- the verdict --------------------------------------------------------------------------- */
 
 /* The verdict of one run of a step binary, from its exit status and its CSV row. 1 passed, 0 not;
- * `why` says what went wrong; *row gets the row (or NULL), errors are folded into *acc / *state. */
-int judge_run(const grader *g, const run_result *r, const char *csv_path,
+ * `why` says what went wrong; *row gets the row (or NULL), errors are folded into *acc / *state;
+ * `timeout`: the limit the run had. */
+int judge_run(double timeout, const run_result *r, const char *csv_path,
                      const char *log_path, char **row, double *acc, double *state, char *why, size_t len)
 {
     *row = NULL;
@@ -97,7 +97,7 @@ int judge_run(const grader *g, const run_result *r, const char *csv_path,
         nb_csv_free(&csv);
     }
     char end[128], line[600];
-    describe_end(r, g->o.timeout, end, sizeof end);
+    describe_end(r, timeout, end, sizeof end);
     if (r->flooded) { /* whatever its status: its last line is the flood, not a reason */
         textf(why, len, "%s", end);
     } else if (r->exited && r->code == NB_EXIT_OK) {

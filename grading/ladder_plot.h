@@ -1,4 +1,4 @@
-/* ladder_plot.h: the speedup ladder, drawn with gnuplot (floor 6: includes options.h, gpus.h and below). */
+/* ladder_plot.h: the speedup ladder, drawn with gnuplot (floor 5: includes options.h, gpus.h and below). */
 #ifndef GRADING_LADDER_PLOT_H
 #define GRADING_LADDER_PLOT_H
 

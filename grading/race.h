@@ -1,4 +1,4 @@
-/* race.h: the data-race check of a CPU step (floor 5: includes judge.h and below). */
+/* race.h: the data-race check of a CPU step (floor 4: includes grade.h and below). */
 #ifndef GRADING_RACE_H
 #define GRADING_RACE_H
 

@@ -65,14 +65,15 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
     if (run_one(launch_argv(out->s, argv, launched), log, o->timeout, &res) != NB_EXIT_OK)
         nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
     char *row = NULL, why[600];
-    const int passed = judge_run(g, &res, csv, log, &row, &out->worst_acc, &out->worst_state, why, sizeof why);
+    const int passed = judge_run(o->timeout, &res, csv, log, &row, &out->worst_acc, &out->worst_state, why, sizeof why);
     ++out->cases;
     if (!passed) {
         out->v = V_FAIL;
         textf(out->failed_case, sizeof out->failed_case, "ladder N=%s S=%s", n, s);
         textf(out->reason, sizeof out->reason, "ladder run N=%s S=%s: %s", n, s, why);
         textf(out->log, sizeof out->log, "%s", log);
-        out->row = row ? row : synthetic_row(out->s->id, out->name, &(check_case){o->bodies, o->systems, "plummer", "equal"});
+        const check_case ladder = {o->bodies, o->systems, "plummer", "equal"};
+        out->row = row ? row : synthetic_row(out->s->id, out->name, &ladder);
         progress(g->tty, "  %s %s: timing FAIL (%.1f s)", out->s->id, out->name, res.seconds);
         return;
     }
