@@ -2,7 +2,13 @@
  * time against the fp64 reference, the first failure stopping the step; and the results row written
  * for a run that left none. */
 #define _GNU_SOURCE /* strdup */
+#include "cases.h"
 #include "grade.h"
+#include "judge.h"
+#include "proc.h"
+#include "registry.h"
+#include "rows.h"
+#include "text.h"
 #include "nbody.h"
 #include "util.h"
 
@@ -40,31 +46,6 @@ static void case_name(const check_case *c, char *out, size_t len)
 {
     textf(out, len, "N=%llu S=%llu %s/%s", (unsigned long long)c->bodies, (unsigned long long)c->systems,
              c->model, c->masses);
-}
-
-/* Rows for steps that never wrote one (a crash, a build failure): the harness's format, pass FAIL. */
-char *synthetic_row(const outcome *out, const check_case *c)
-{
-    char date[32], name[128];
-    textf(name, sizeof name, "%s", out->name);
-    clean_cell(name);
-    nb_result r;
-    memset(&r, 0, sizeof r);
-    r.step = out->s->id;
-    r.name = name;
-    r.build = "grade";
-    r.tag = "grade-error";
-    r.model = c ? c->model : "";
-    r.masses = c ? c->masses : "";
-    r.systems = c ? c->systems : 0;
-    r.bodies = c ? c->bodies : 0;
-    r.e2e_s = r.e2e_min_s = r.e2e_max_s = r.kernel_s = r.kernel_min_s = r.kernel_max_s = -1.0;
-    r.ginteractions_s = r.gflops = r.acc_rms = r.acc_max = r.state_pos = r.state_vel = -1.0;
-    r.timed_change = r.timed_state = r.dt = r.eps = r.clock_mhz = -1.0;
-    r.pass = "FAIL";
-    r.date = nb_utc_now(date, sizeof date);
-    r.commit = "";
-    return nb_results_row(&r);
 }
 
 /* All cases, `jobs` at a time, in order of size; the first failure stops new ones from starting. */
@@ -114,7 +95,7 @@ void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
         slot *sl = &slots[k];
         const check_case *c = &g->cases[sl->index];
         char *row = NULL, why[600], name[96];
-        const int passed = judge_run(g, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
+        const int passed = judge_run(o->timeout, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
                                      why, sizeof why);
         case_name(c, name, sizeof name);
         if (row && g->checks)
@@ -128,11 +109,11 @@ void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
             textf(out->reason, sizeof out->reason, "%s: %s", name, why);
             textf(out->log, sizeof out->log, "%s", sl->log);
             free(fail_row);
-            fail_row = row ? row : synthetic_row(out, c);
+            fail_row = row ? row : synthetic_row(out->s->id, out->name, c);
         } else {
             free(row);
         }
-        progress(g, "  %s %s: check %zu/%zu %-28s %s (%.1f s)", out->s->id, out->name, sl->index + 1,
+        progress(g->tty, "  %s %s: check %zu/%zu %-28s %s (%.1f s)", out->s->id, out->name, sl->index + 1,
                  g->case_count, name, passed ? "PASS" : "FAIL", r.seconds);
     }
     out->cases = g->case_count;

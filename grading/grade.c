@@ -6,202 +6,33 @@
  * them as subprocesses with a time limit and takes its verdicts from their exit statuses and the rows
  * they write to the results CSV, never from their human output (that is only shown, as the reason).
  * `grade --help` lists the options; grading/README.md says what is checked and what is timed, and
- * which file does what. This file: the options, main, and the grading of one step (skip, build,
- * cases, ladder run). */
-#define _GNU_SOURCE /* getopt_long */
+ * which file does what. This file, the top floor: main, and the grading of one step (skip, build, cases,
+ * race check, ladder run). */
+#define _GNU_SOURCE /* nftw */
+#include "cases.h"
+#include "gpus.h"
 #include "grade.h"
-#include "cli.h"
+#include "ladder_plot.h"
+#include "options.h"
+#include "proc.h"
+#include "race.h"
+#include "registry.h"
+#include "rows.h"
+#include "table.h"
+#include "text.h"
+#include "timed_run.h"
 #include "nbody.h"
 #include "results.h"
+#include "timing.h"
 #include "util.h"
 
 #include <errno.h>
 #include <ftw.h>
-#include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* The bodies per system of the correctness cases (cases.c makes the cases from them). */
-static const uint64_t default_check_n[] = {1, 2, 31, 257, 1000, 4099, 16384};
-
-/* snprintf for the grader's messages and paths: a text too long for its buffer is cut short. */
-void textf(char *out, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out, len, fmt, ap);
-    va_end(ap);
-}
-
-/* ---- options ---------------------------------------------------------------------------- */
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "Usage: grade [OPTION]...\n"
-            "Builds, checks and times the steps of steps.list; prints a table, writes OUT/results.csv and\n"
-            "draws OUT/ladder.png and OUT/ladder.svg. Normally run by `make grade` (grading/grading.mk).\n"
-            "\n"
-            "What to grade\n"
-            "      --steps \"00 01 05\"  steps to grade, by id (default: every step of the registry)\n"
-            "      --registry FILE     the registry (default steps.list)\n"
-            "      --build DIR         where the step binaries are: DIR/bin/<folder> (default build)\n"
-            "      --make CMD          build step NN with `CMD stepNN` first (default: use what is built)\n"
-            "      --nvcc NAME         the CUDA compiler that builds GPU steps (default nvcc)\n"
-            "      --binary PATH       grade this binary as the one step of --steps (the self-test)\n"
-            "      --label TEXT        its name in the table\n"
-            "      --race-binary PATH  with --binary: its -O0 build, for the race check of a CPU step (without\n"
-            "                          --binary the grader builds it: make grade-copy COPY_FLAGS=-O0)\n"
-            "\n"
-            "Correctness\n"
-            "      --check-n \"1 2 31\"  bodies per system of the cases (default 1 2 31 257 1000 4099 16384)\n"
-            "      --ref-cache DIR     keep the fp64 references here (default OUT/ref-cache)\n"
-            "      --jobs J            cases run at once (default 1)\n"
-            "      --timeout SECONDS   limit for one case, the timing run or a build (default 900)\n"
-            "\n"
-            "Timing (after validation at that size and one warm-up step)\n"
-            "      --bodies N          ladder size (default 65536)\n"
-            "      --systems S         systems (default 1)\n"
-            "      --gpu-steps K       time steps per GPU run (default 10)\n"
-            "      --cpu-steps K       time steps per CPU run (default 1: interactions/s are compared)\n"
-            "      --repeat R          timed repeats, median reported (default 3, at least 3)\n"
-            "      --no-timing         check only\n"
-            "\n"
-            "Output\n"
-            "      --out DIR           results, logs and plots (default build/grade)\n"
-            "      --probe PATH        program printing the GPU count, then \"SMs<TAB>name\" per GPU\n"
-            "      --gnuplot-script F  the ladder's gnuplot script (default grading/ladder.gp)\n"
-            "      --instructions F    recorded instructions per interaction, for the ceiling line\n"
-            "                          (default report/data/instructions.csv)\n"
-            "      --plot CSV          only draw the ladder from a results CSV written by grade\n"
-            "      --count-gpus        only print how many GPUs the probe finds\n"
-            "  -h, --help              this help\n"
-            "\n"
-            "Exit status: 0 every graded step passed (skips allowed), 1 a step failed, 2 bad input.\n");
-}
-
-static int parse_list(const char *text, const char *option, uint64_t *out, size_t max, size_t *count)
-{
-    char buf[512];
-    if (strlen(text) >= sizeof buf) {
-        nb_error("%s: list too long", option);
-        return NB_EXIT_ERROR;
-    }
-    strcpy(buf, text);
-    *count = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, " ,", &save); tok; tok = strtok_r(NULL, " ,", &save)) {
-        if (*count == max) {
-            nb_error("%s: at most %zu values", option, max);
-            return NB_EXIT_ERROR;
-        }
-        if (nb_parse_u64(tok, option, 1, (uint64_t)1 << 31, &out[(*count)++]) != NB_EXIT_OK)
-            return NB_EXIT_ERROR;
-    }
-    if (*count == 0) {
-        nb_error("%s: empty list", option);
-        return NB_EXIT_ERROR;
-    }
-    return NB_EXIT_OK;
-}
-
-/* Returns -1 to go on, or an exit status. */
-static int parse_args(int argc, char **argv, options *o)
-{
-    static char default_cache[4200];
-    enum { O_STEPS = 256, O_REGISTRY, O_BUILD, O_MAKE, O_NVCC, O_BINARY, O_LABEL, O_CHECK_N, O_REF_CACHE, O_JOBS,
-           O_TIMEOUT, O_BODIES, O_SYSTEMS, O_GPU_STEPS, O_CPU_STEPS, O_REPEAT, O_NO_TIMING, O_OUT, O_PROBE,
-           O_GP, O_INSTR, O_PLOT, O_COUNT, O_RACE };
-    static const struct option longs[] = {
-        {"steps", required_argument, 0, O_STEPS}, {"registry", required_argument, 0, O_REGISTRY},
-        {"build", required_argument, 0, O_BUILD}, {"make", required_argument, 0, O_MAKE},
-        {"nvcc", required_argument, 0, O_NVCC}, {"binary", required_argument, 0, O_BINARY},
-        {"label", required_argument, 0, O_LABEL}, {"check-n", required_argument, 0, O_CHECK_N},
-        {"ref-cache", required_argument, 0, O_REF_CACHE}, {"jobs", required_argument, 0, O_JOBS},
-        {"timeout", required_argument, 0, O_TIMEOUT}, {"bodies", required_argument, 0, O_BODIES},
-        {"systems", required_argument, 0, O_SYSTEMS}, {"gpu-steps", required_argument, 0, O_GPU_STEPS},
-        {"cpu-steps", required_argument, 0, O_CPU_STEPS}, {"repeat", required_argument, 0, O_REPEAT},
-        {"no-timing", no_argument, 0, O_NO_TIMING}, {"out", required_argument, 0, O_OUT},
-        {"probe", required_argument, 0, O_PROBE}, {"gnuplot-script", required_argument, 0, O_GP},
-        {"instructions", required_argument, 0, O_INSTR}, {"plot", required_argument, 0, O_PLOT},
-        {"count-gpus", no_argument, 0, O_COUNT}, {"race-binary", required_argument, 0, O_RACE},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    memset(o, 0, sizeof *o);
-    o->registry = "steps.list";
-    o->build = "build";
-    o->nvcc = "nvcc";
-    o->steps = "";
-    o->gnuplot_script = "grading/ladder.gp";
-    o->instructions = "report/data/instructions.csv";
-    memcpy(o->check_n, default_check_n, sizeof default_check_n);
-    o->check_n_count = sizeof default_check_n / sizeof default_check_n[0];
-    o->bodies = 65536;
-    o->systems = 1;
-    o->gpu_steps = 10;
-    o->cpu_steps = 1;
-    o->repeat = 3;
-    o->jobs = 1;
-    o->timeout = 900.0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
-        int rc = NB_EXIT_OK;
-        switch (c) {
-        case O_STEPS: o->steps = optarg; break;
-        case O_REGISTRY: o->registry = optarg; break;
-        case O_BUILD: o->build = optarg; break;
-        case O_MAKE: o->make = *optarg ? optarg : NULL; break;
-        case O_NVCC: o->nvcc = optarg; break;
-        case O_BINARY: o->binary = optarg; break;
-        case O_LABEL: o->label = optarg; break;
-        case O_RACE: o->race_binary = optarg; break;
-        case O_CHECK_N: rc = parse_list(optarg, "--check-n", o->check_n, MAX_CHECK_N, &o->check_n_count); break;
-        case O_REF_CACHE: o->ref_cache = optarg; break;
-        case O_JOBS: rc = nb_parse_u64(optarg, "--jobs", 1, MAX_JOBS, &o->jobs); break;
-        case O_TIMEOUT: rc = nb_parse_double(optarg, "--timeout", 0.0, 86400.0, 0, &o->timeout); break;
-        case O_BODIES: rc = nb_parse_u64(optarg, "--bodies", 1, (uint64_t)1 << 31, &o->bodies); break;
-        case O_SYSTEMS: rc = nb_parse_u64(optarg, "--systems", 1, (uint64_t)1 << 31, &o->systems); break;
-        case O_GPU_STEPS: rc = nb_parse_u64(optarg, "--gpu-steps", 1, (uint64_t)1 << 40, &o->gpu_steps); break;
-        case O_CPU_STEPS: rc = nb_parse_u64(optarg, "--cpu-steps", 1, (uint64_t)1 << 40, &o->cpu_steps); break;
-        case O_REPEAT: rc = nb_parse_u64(optarg, "--repeat", 3, 1000, &o->repeat); break;
-        case O_NO_TIMING: o->no_timing = 1; break;
-        case O_OUT: o->out = optarg; break;
-        case O_PROBE: o->probe = optarg; break;
-        case O_GP: o->gnuplot_script = optarg; break;
-        case O_INSTR: o->instructions = optarg; break;
-        case O_PLOT: o->plot_csv = optarg; break;
-        case O_COUNT: o->count_gpus = 1; break;
-        case 'h': usage(stdout); return NB_EXIT_OK;
-        case ':': nb_error("%s needs a value (grade --help lists the options)", argv[optind - 1]); return NB_EXIT_ERROR;
-        default:
-            nb_error("unknown option '%s' (grade --help lists the options)", argv[optind - 1]);
-            return NB_EXIT_ERROR;
-        }
-        if (rc != NB_EXIT_OK)
-            return rc;
-    }
-    if (optind < argc) {
-        nb_error("unexpected argument '%s' (grade --help lists the options)", argv[optind]);
-        return NB_EXIT_ERROR;
-    }
-    if (strchr(o->build, '\'')) {
-        nb_error("--build %s: a folder name with a quote cannot be passed to make", o->build);
-        return NB_EXIT_ERROR;
-    }
-    if (!o->out) {
-        static char default_out[4200];
-        textf(default_out, sizeof default_out, "%s/grade", o->build);
-        o->out = default_out;
-    }
-    if (!o->ref_cache) {
-        textf(default_cache, sizeof default_cache, "%s/ref-cache", o->out);
-        o->ref_cache = default_cache;
-    }
-    return -1;
-}
 
 /* ---- grading one step ------------------------------------------------------------------- */
 
@@ -225,7 +56,7 @@ static int build_step(grader *g, outcome *out, const char *logdir, const char *b
     char cmd[1024];
     textf(cmd, sizeof cmd, "%s -s --no-print-directory BUILD='%s' step%s", g->o.make, g->o.build, s->id);
     char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-    progress(g, "  %s %s: building (%s)", s->id, out->name, cmd);
+    progress(g->tty, "  %s %s: building (%s)", s->id, out->name, cmd);
     run_result r;
     if (run_one(argv, out->log, g->o.timeout, &r) != NB_EXIT_OK)
         nb_die(NB_EXIT_ERROR, "cannot run the build");
@@ -237,7 +68,7 @@ static int build_step(grader *g, outcome *out, const char *logdir, const char *b
         describe_end(&r, g->o.timeout, end, sizeof end);
         textf(out->reason, sizeof out->reason, "build failed (%s): %s", end, line);
         out->v = V_FAIL;
-        out->row = synthetic_row(out, NULL);
+        out->row = synthetic_row(out->s->id, out->name, NULL);
         return 0;
     }
 check:
@@ -245,7 +76,7 @@ check:
         out->v = V_FAIL;
         textf(out->reason, sizeof out->reason, "no binary %s%s", bin,
                  g->o.make || g->o.binary ? "" : " (build it first, or use make grade)");
-        out->row = synthetic_row(out, NULL);
+        out->row = synthetic_row(out->s->id, out->name, NULL);
         return 0;
     }
     return 1;
@@ -281,7 +112,7 @@ static void grade_step(grader *g, outcome *out)
 {
     const options *o = &g->o;
     const step *s = out->s;
-    const double t0 = now_s();
+    const double t0 = nb_now();
     out->worst_acc = out->worst_state = -1.0;
     out->speedup_base = out->speedup_prev = -1.0;
     char logdir[4300], bin[4300];
@@ -325,7 +156,7 @@ static void grade_step(grader *g, outcome *out)
         textf(out->reason, sizeof out->reason, "compiled; needs %u GPUs, %d here", s->gpus, g->gpus.count);
     }
     if (out->v == V_SKIP || out->v == V_TODO) {
-        progress(g, "  %s %s: %s, %s", s->id, out->name, verdict_name(out->v), out->reason);
+        progress(g->tty, "  %s %s: %s, %s", s->id, out->name, verdict_name(out->v), out->reason);
         if (g->tty)
             printf("\n");
         return;
@@ -338,8 +169,8 @@ static void grade_step(grader *g, outcome *out)
         if (out->v == V_PASS && !o->no_timing)
             run_timing(g, out, logdir, bin);
     }
-    out->seconds = now_s() - t0;
-    progress_end(g);
+    out->seconds = nb_now() - t0;
+    progress_end(g->tty);
     if (out->v == V_PASS)
         printf("  %s %s: PASS, %zu check cases%s (%.1f s)\n", s->id, out->name, g->case_count,
                out->timed ? " and the ladder run" : "", out->seconds);
@@ -367,7 +198,7 @@ int main(int argc, char **argv)
     textf(logs, sizeof logs, "%s/logs", o->out);
     if (mkdirs(logs) != NB_EXIT_OK || mkdirs(o->ref_cache) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
-    probe_gpus(o, &g.gpus);
+    probe_gpus(o->probe, o->out, &g.gpus);
     if (o->count_gpus) {
         printf("%d\n", g.gpus.count);
         return NB_EXIT_OK;
@@ -409,7 +240,7 @@ int main(int argc, char **argv)
     fprintf(g.checks, "%s\n", NB_RESULTS_HEADER);
 
     print_plan(&g, outs, count);
-    const double t0 = now_s();
+    const double t0 = nb_now();
     for (size_t k = 0; k < count; ++k)
         grade_step(&g, &outs[k]);
     size_t pass = 0, fail = 0, skip = 0, todo = 0; /* this run's verdicts, before earlier rows join */
@@ -437,7 +268,7 @@ int main(int argc, char **argv)
                "/ median. Speedups compare G interactions/s; a step that failed gets none.\n",
                (unsigned long long)o->repeat);
     printf("\n%zu PASS, %zu FAIL, %zu SKIP, %zu TODO%s in %.0f s\n", pass, fail, skip, todo,
-           skip || todo ? " (skips and TODOs, steps not written yet, do not fail the grade)" : "", now_s() - t0);
+           skip || todo ? " (skips and TODOs, steps not written yet, do not fail the grade)" : "", nb_now() - t0);
 
     char checks[4400];
     textf(checks, sizeof checks, "%s/checks.csv", o->out);

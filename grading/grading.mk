@@ -22,8 +22,10 @@ GRADE_ARGS = --registry steps.list --build '$(BUILD)' --out '$(GRADE_DIR)' --mak
   --cpu-steps '$(GRADE_CPU_STEPS)' --repeat '$(GRADE_REPEAT)' --timeout '$(GRADE_TIMEOUT)' \
   --check-n '$(GRADE_CHECK_N)' --jobs '$(GRADE_JOBS)'
 
-# The grader's parts (grading/README.md says which does what); grade.h is their shared, private header.
-GRADER_SRC := grade.c registry.c cases.c race.c timing.c judge.c runner.c report.c ladder.c
+# The grader's parts, floor by floor (grading/README.md, "Which file does what"): each .c has its own
+# header, and includes only headers of its own floor or below; grade.h holds the shared types.
+GRADER_SRC := text.c proc.c rows.c gpus.c registry.c options.c judge.c cases.c timed_run.c race.c table.c \
+  ladder_plot.c grade.c
 GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/grading/%.o)
 
 $(GRADER_OBJ): $(BUILD)/obj/grading/%.o: grading/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib

@@ -4,7 +4,11 @@
  * (-O0: every += a load and a store to the shared variable), the same step is run at one thread and at
  * many more threads than cores; a step without a race writes the same bytes both times (every body's
  * sum is one thread's, in one order), a racy one does not. */
+#include "race.h"
 #include "grade.h"
+#include "proc.h"
+#include "rows.h"
+#include "text.h"
 #include "nbody.h"
 #include "util.h"
 
@@ -69,7 +73,7 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
         textf(cmd, sizeof cmd, "%s -s --no-print-directory BUILD='%s' grade-copy COPY_ID='%s' COPY_SRC='%s/nbody.%s' "
               "COPY_BIN='%s' COPY_FLAGS=-O0", g->o.make ? g->o.make : "make", g->o.build, s->id, s->folder, s->lang, bin);
         char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-        progress(g, "  %s %s: race check: building it without optimisation (-O0)", s->id, out->name);
+        progress(g->tty, "  %s %s: race check: building it without optimisation (-O0)", s->id, out->name);
         run_result r;
         if (run_one(argv, log, g->o.timeout, &r) != NB_EXIT_OK)
             nb_die(NB_EXIT_ERROR, "cannot run the race build");
@@ -89,7 +93,8 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
     textf(lots, sizeof lots, "%s/race-%u.nbs", logdir, many);
     textf(log1, sizeof log1, "%s/race-1.log", logdir);
     textf(logn, sizeof logn, "%s/race-%u.log", logdir, many);
-    progress(g, "  %s %s: race check: 1 thread against %u, the -O0 build, N=1000 S=3, 4 steps", s->id, out->name, many);
+    progress(g->tty, "  %s %s: race check: 1 thread against %u, the -O0 build, N=1000 S=3, 4 steps", s->id, out->name,
+             many);
     ++out->cases;
     const check_case race_case = {1000, 3, "plummer", "random"};
     char why[600];
@@ -97,7 +102,7 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
         out->v = V_FAIL;
         textf(out->reason, sizeof out->reason, "%s", why);
         textf(out->log, sizeof out->log, "%s", log1);
-        out->row = synthetic_row(out, &race_case);
+        out->row = synthetic_row(out->s->id, out->name, &race_case);
         return;
     }
     if (!same_bytes(one, lots)) {
@@ -107,7 +112,7 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
               "than 1 (N=1000 S=3, 4 steps: %s and %s differ); a variable all threads write, e.g. an accumulator "
               "declared outside the parallel loop?", many, one, lots);
         textf(out->log, sizeof out->log, "%s", logn);
-        out->row = synthetic_row(out, &race_case);
+        out->row = synthetic_row(out->s->id, out->name, &race_case);
         return;
     }
     ++out->cases_passed;

@@ -1,7 +1,8 @@
 /* registry.c: steps.list, the one registry of steps: reading it, selecting the steps to grade, and the
  * command line a step is launched with (through mpirun for an mpi:R step). */
 #define _GNU_SOURCE /* strtok_r */
-#include "grade.h"
+#include "registry.h"
+#include "text.h"
 #include "nbody.h"
 #include "util.h"
 

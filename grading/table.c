@@ -1,6 +1,9 @@
-/* report.c: what the grader prints and writes (grading/README.md, "What it writes"): the progress
- * lines, the plan, the table with its speedups, OUT/results.csv and OUT/verdicts.csv. */
+/* table.c: what the grader prints and writes (grading/README.md, "What it writes"): the plan, the table
+ * with its speedups, OUT/results.csv and OUT/verdicts.csv. */
+#include "table.h"
 #include "grade.h"
+#include "rows.h"
+#include "text.h"
 #include "nbody.h"
 #include "replace.h"
 #include "util.h"
@@ -12,36 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Text for a CSV cell of ours: no commas, quotes or line breaks. */
-void clean_cell(char *s)
-{
-    for (; *s; ++s)
-        if (*s == ',' || *s == '"' || *s == '\n' || *s == '\r')
-            *s = ' ';
-}
-
-void progress(const grader *g, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (g->tty)
-        printf("\r\033[K%s", buf);
-    else
-        printf("%s\n", buf);
-    fflush(stdout);
-}
-
-void progress_end(const grader *g)
-{
-    if (g->tty) {
-        printf("\r\033[K");
-        fflush(stdout);
-    }
-}
 
 /* ---- the table ------------------------------------------------------------------------------ */
 
@@ -68,12 +41,6 @@ static void format_time(double s, char *out, size_t len)
         textf(out, len, "%.3g ms", 1e3 * s);
     else
         textf(out, len, "%.3g us", 1e6 * s);
-}
-
-/* 1.00x, 12.3x, 456x */
-void format_speedup(double x, char *out, size_t len)
-{
-    textf(out, len, x < 9.995 ? "%.2fx" : x < 99.95 ? "%.1fx" : "%.0fx", x);
 }
 
 /* "vs prev" compares a step with the one it grows from (steps.list, column from), if that one was timed. */
@@ -201,18 +168,7 @@ size_t add_earlier(const grader *g, const char *csv_path, outcome **outs, size_t
         if (!pass)
             textf(o->reason, sizeof o->reason, "failed (case N=%s S=%s %s %s)", nb_csv_get(&c, r, "bodies"),
                   nb_csv_get(&c, r, "systems"), nb_csv_get(&c, r, "model"), nb_csv_get(&c, r, "masses"));
-        size_t len = 1; /* the row as it was: cells joined by commas (the format has no quoting) */
-        for (size_t k = 0; k < c.columns; ++k)
-            len += strlen(c.cell[r][k]) + 1;
-        o->row = (char *)malloc(len);
-        if (o->row) {
-            o->row[0] = '\0';
-            for (size_t k = 0; k < c.columns; ++k) {
-                if (k)
-                    strcat(o->row, ",");
-                strcat(o->row, c.cell[r][k]);
-            }
-        }
+        o->row = join_row(&c, r); /* the row as it was */
     }
     nb_csv_free(&c);
     qsort(*outs, count, sizeof(outcome), by_registry);

@@ -1,7 +1,7 @@
-# ladder.gp: the speedup ladder of `make grade`, one bar per step on a log scale.
-# grading/ladder.c writes the data (ladder.dat) and the variables (ladder-vars.gp: datafile, png_out,
+# ladder_plot.gp: the speedup ladder of `make grade`, one bar per step on a log scale.
+# grading/ladder_plot.c writes the data (ladder.dat) and the variables (ladder-vars.gp: datafile, png_out,
 # svg_out, title_text, subtitle_text, bars, cpu_bars, gpu_bars, ymin, ymax, roof) and runs
-#     gnuplot ladder-vars.gp grading/ladder.gp
+#     gnuplot ladder-vars.gp grading/ladder_plot.gp
 # Data columns: 1 x, 2 label, 3 G interactions/s, 4 speedup text, 5 gpu (0/1), 6 the step's own issue
 # bound (NaN: unknown), 7 G interactions/s as text.
 

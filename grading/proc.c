@@ -1,12 +1,12 @@
-/* runner.c: running programs. Each one in its own process group with its output in a log and a time
- * limit; a grader stopped by a signal ends them first. Also the few file-system helpers, and the GPU
- * probe (how many GPUs, their names and SM counts). */
-#define _GNU_SOURCE /* strsignal, strcasecmp, pipe2 */
-#include "grade.h"
+/* proc.c: running programs (proc.h). Each one in its own process group with its output in a log and a
+ * time limit; a grader stopped by a signal ends them first. Also the few file-system helpers. */
+#define _GNU_SOURCE /* strsignal, pipe2 */
+#include "proc.h"
+#include "text.h"
 #include "nbody.h"
+#include "timing.h"
 #include "util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -14,20 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-#define PROBE_TIMEOUT 60.0
-
-double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 int mkdirs(const char *path)
 {
@@ -133,7 +122,7 @@ int spawn(char *const argv[], const char *log_path, job *j)
     close(out[1]);
     fcntl(out[0], F_SETFL, O_NONBLOCK); /* reap() reads what is there and never waits for more */
     j->pid = pid;
-    j->start = now_s();
+    j->start = nb_now();
     j->timed_out = 0;
     j->out_fd = out[0];
     j->log_fd = log_fd;
@@ -221,7 +210,7 @@ int reap(job *jobs, size_t count, double timeout, run_result *res)
                     close(jobs[k].log_fd);
                     jobs[k].out_fd = jobs[k].log_fd = -1;
                     memset(res, 0, sizeof *res);
-                    res->seconds = now_s() - jobs[k].start;
+                    res->seconds = nb_now() - jobs[k].start;
                     res->timed_out = jobs[k].timed_out;
                     res->flooded = jobs[k].flooded;
                     res->exited = WIFEXITED(status);
@@ -237,7 +226,7 @@ int reap(job *jobs, size_t count, double timeout, run_result *res)
         }
         if (seen < 0 && errno != EINTR)
             return -1; /* no children at all */
-        const double t = now_s();
+        const double t = nb_now();
         for (size_t k = 0; k < count; ++k)
             if (jobs[k].pid > 0 && !jobs[k].timed_out && t - jobs[k].start > timeout) {
                 kill(-jobs[k].pid, SIGKILL);
@@ -266,77 +255,4 @@ void describe_end(const run_result *r, double timeout, char *out, size_t len)
         textf(out, len, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
     else
         textf(out, len, "exit status %d", r->code);
-}
-
-/* ---- GPUs ----------------------------------------------------------------------------------- */
-
-/* Ask the probe (cudaGetDeviceCount), else nvidia-smi -L; any failure counts as no GPU. */
-void probe_gpus(const options *o, gpu_info *g)
-{
-    memset(g, 0, sizeof *g);
-    char log[4300];
-    textf(log, sizeof log, "%s/logs/gpu-probe.txt", o->out);
-    run_result r;
-    if (o->probe && is_executable(o->probe)) {
-        char *argv[] = {(char *)o->probe, NULL};
-        textf(g->how, sizeof g->how, "cudaGetDeviceCount");
-        textf(g->none, sizeof g->none, "cudaGetDeviceCount found none");
-        if (run_one(argv, log, PROBE_TIMEOUT, &r) != NB_EXIT_OK || !r.exited || r.code != 0) {
-            textf(g->none, sizeof g->none, "the GPU probe failed: see %s", log);
-            return;
-        }
-        FILE *f = fopen(log, "r");
-        char line[256];
-        if (!f)
-            return;
-        int count = 0;
-        if (fgets(line, sizeof line, f) && sscanf(line, "%d", &count) == 1 && count > 0) {
-            g->count = count > MAX_GPUS ? MAX_GPUS : count;
-            for (int d = 0; d < g->count && fgets(line, sizeof line, f); ++d) {
-                line[strcspn(line, "\r\n")] = '\0';
-                char *tab = strchr(line, '\t');
-                if (tab && sscanf(line, "%d", &g->sms[d]) == 1) {
-                    textf(g->name[d], sizeof g->name[d], "%s", tab + 1);
-                    printable_text(g->name[d]); /* echoed in the plan */
-                }
-            }
-        }
-        fclose(f);
-        return;
-    }
-    if (!have_command("nvidia-smi")) {
-        textf(g->how, sizeof g->how, "no probe");
-        textf(g->none, sizeof g->none, "no GPU probe (it needs nvcc) and no nvidia-smi");
-        return;
-    }
-    textf(g->how, sizeof g->how, "nvidia-smi -L");
-    textf(g->none, sizeof g->none, "nvidia-smi -L lists none");
-    char *argv[] = {"nvidia-smi", "-L", NULL};
-    if (run_one(argv, log, PROBE_TIMEOUT, &r) != NB_EXIT_OK || !r.exited || r.code != 0)
-        return;
-    FILE *f = fopen(log, "r");
-    char line[256];
-    while (f && fgets(line, sizeof line, f))
-        g->count += !strncmp(line, "GPU ", 4);
-    if (f)
-        fclose(f);
-}
-
-/* "2x NVIDIA H200" (a run on several GPUs) names the same GPU as "NVIDIA H200". */
-const char *single_gpu_name(const char *device)
-{
-    const char *p = device;
-    while (isdigit((unsigned char)*p))
-        ++p;
-    return p > device && p[0] == 'x' && p[1] == ' ' ? p + 2 : device;
-}
-
-/* SMs of the GPU called `device`, 0 if unknown. */
-int sms_of(const gpu_info *g, const char *device)
-{
-    device = single_gpu_name(device);
-    for (int d = 0; d < g->count; ++d)
-        if (g->sms[d] > 0 && !strcasecmp(g->name[d], device))
-            return g->sms[d];
-    return 0;
 }

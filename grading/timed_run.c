@@ -1,7 +1,14 @@
-/* timing.c: the ladder run (grading/README.md, "What it times"): one run at the ladder size that
+/* timed_run.c: the ladder run (grading/README.md, "What it times"): one run at the ladder size that
  * validates, warms up and times --repeat repeats; its time is read from the step's results row and
  * refused when no honest step could show it. */
+#include "timed_run.h"
+#include "gpus.h"
 #include "grade.h"
+#include "judge.h"
+#include "proc.h"
+#include "registry.h"
+#include "rows.h"
+#include "text.h"
 #include "nbody.h"
 #include "util.h"
 
@@ -51,22 +58,23 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
     textf(r, sizeof r, "%llu", (unsigned long long)o->repeat);
     char *argv[] = {(char *)bin, "-q", "--ref-cache", (char *)o->ref_cache, "--csv", csv, "--tag", "grade-ladder",
                     "-n", n, "-S", s, "-k", k, "-r", r, NULL};
-    progress(g, "  %s %s: timing N=%s S=%s, %s step%s: validation, warm-up, %s repeats", out->s->id, out->name, n,
+    progress(g->tty, "  %s %s: timing N=%s S=%s, %s step%s: validation, warm-up, %s repeats", out->s->id, out->name, n,
              s, k, strcmp(k, "1") ? "s" : "", r);
     run_result res;
     char *launched[MAX_ARGS];
     if (run_one(launch_argv(out->s, argv, launched), log, o->timeout, &res) != NB_EXIT_OK)
         nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
     char *row = NULL, why[600];
-    const int passed = judge_run(g, &res, csv, log, &row, &out->worst_acc, &out->worst_state, why, sizeof why);
+    const int passed = judge_run(o->timeout, &res, csv, log, &row, &out->worst_acc, &out->worst_state, why, sizeof why);
     ++out->cases;
     if (!passed) {
         out->v = V_FAIL;
         textf(out->failed_case, sizeof out->failed_case, "ladder N=%s S=%s", n, s);
         textf(out->reason, sizeof out->reason, "ladder run N=%s S=%s: %s", n, s, why);
         textf(out->log, sizeof out->log, "%s", log);
-        out->row = row ? row : synthetic_row(out, &(check_case){o->bodies, o->systems, "plummer", "equal"});
-        progress(g, "  %s %s: timing FAIL (%.1f s)", out->s->id, out->name, res.seconds);
+        const check_case ladder = {o->bodies, o->systems, "plummer", "equal"};
+        out->row = row ? row : synthetic_row(out->s->id, out->name, &ladder);
+        progress(g->tty, "  %s %s: timing FAIL (%.1f s)", out->s->id, out->name, res.seconds);
         return;
     }
     ++out->cases_passed;
@@ -94,6 +102,6 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
         out->v = V_FAIL;
         out->timed = 0;
     }
-    progress(g, "  %s %s: timing %.4g s median of %s, %.4g G interactions/s (%.1f s)", out->s->id, out->name,
+    progress(g->tty, "  %s %s: timing %.4g s median of %s, %.4g G interactions/s (%.1f s)", out->s->id, out->name,
              out->loop_s, r, out->gint, res.seconds);
 }

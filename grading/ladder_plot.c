@@ -1,8 +1,13 @@
-/* ladder.c: the speedup ladder, OUT/ladder.png and .svg: one bar per passing, timed step of a results
+/* ladder_plot.c: the speedup ladder, OUT/ladder.png and .svg: one bar per passing, timed step of a results
  * CSV, and each GPU step's issue-bound ceiling where it is known; the numbers go to OUT/ladder.dat and
- * OUT/ladder-vars.gp, which grading/ladder.gp draws with gnuplot. */
+ * OUT/ladder-vars.gp, which grading/ladder_plot.gp draws with gnuplot. */
 #define _GNU_SOURCE /* strcasecmp */
-#include "grade.h"
+#include "ladder_plot.h"
+#include "gpus.h"
+#include "options.h"
+#include "proc.h"
+#include "rows.h"
+#include "text.h"
 #include "nbody.h"
 #include "util.h"
 
@@ -166,7 +171,7 @@ int draw_ladder(const options *o, const gpu_info *gi, const char *csv_path)
         free(bars);
         return 1;
     }
-    fprintf(f, "# x label G_interactions_s bar_text gpu own_issue_bound value_text (grading/ladder.c, from %s)\n",
+    fprintf(f, "# x label G_interactions_s bar_text gpu own_issue_bound value_text (grading/ladder_plot.c, from %s)\n",
             csv_path);
     for (size_t k = 0; k < count; ++k) {
         char text[64];

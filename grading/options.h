@@ -1,0 +1,23 @@
+/* options.h: the grader's command line, `grade --help` (floor 2: includes proc.h and text.h of grading/). */
+#ifndef GRADING_OPTIONS_H
+#define GRADING_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAX_CHECK_N 32
+
+typedef struct options {
+    const char *registry, *build, *out, *ref_cache, *make, *nvcc, *steps, *binary, *label, *race_binary;
+    const char *probe, *gnuplot_script, *instructions, *plot_csv;
+    uint64_t check_n[MAX_CHECK_N];
+    size_t check_n_count;
+    uint64_t bodies, systems, gpu_steps, cpu_steps, repeat, jobs;
+    double timeout;
+    int no_timing, count_gpus;
+} options;
+
+/* Fills o from the command line. -1 to go on, or an exit status (0 after --help, 2 for bad input). */
+int parse_args(int argc, char **argv, options *o);
+
+#endif
