@@ -148,6 +148,13 @@ test-lessons:  ## a lesson's prose quotes its generated blocks' numbers marked, 
 test-registry:  ## steps.list is read by column name: a new column changes nothing the shell or make reads (tests/registry-check.sh)
 	@bash tests/registry-check.sh
 
+.PHONY: test-floors
+test-floors:  ## the grader's includes stand on floors (grading/floors.sh), and common/ includes nothing above it
+	@bash grading/floors.sh
+	@! grep -n '#include "' common/*.c common/*.h common/*.cu | grep -E '"(grade|text|proc|rows|gpus|registry|options|judge|cases|timed_run|race|table|ladder_plot)\.h"' || \
+	  { echo "FAIL floors: common/ includes a grading/ header"; exit 1; }
+	@echo "PASS floors: common/ includes nothing of grading/"
+
 .PHONY: test-answers
 test-answers:  ## the instructors' worked answers that are code or a CPU build still hold (tests/answers.sh)
 	@test -f tests/answers.sh || { echo "make test-answers: the instructors' check (tests/answers.sh) is not in this copy"; exit 2; }
@@ -155,7 +162,7 @@ test-answers:  ## the instructors' worked answers that are code or a CPU build s
 
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
 # test-answers (tests/answers.sh) is the instructors' and not in a handout.
-TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry \
+TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-floors \
   $(if $(wildcard tests/answers.sh),test-answers)
 test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
 	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
