@@ -1,5 +1,5 @@
 /* mpi_exchange.c: the exchange of step11_mpi (common/exchange.c) with a CPU force function, run under
- * mpirun -np 1, 2, 3 by tests/mpi.sh; no GPU needed.
+ * mpirun -np 1, 2, 3 by tests/mpi-ranks.sh; no GPU needed.
  *
  *   mpi_exchange check           ring and allgather against one process's result (every rank computes
  *                                that itself), over odd N, N smaller than the ranks, several systems;
@@ -286,7 +286,7 @@ int main(int argc, char **argv)
         check();
     } else if (!strcmp(what, "fail") && argc > 2) {
         if (rank == atoi(argv[2]))
-            nb_die(NB_EXIT_ERROR, "rank %d fails on purpose (tests/mpi.sh)", rank);
+            nb_die(NB_EXIT_ERROR, "rank %d fails on purpose (tests/mpi-ranks.sh)", rank);
         MPI_Barrier(MPI_COMM_WORLD); /* the others wait here for a rank that never comes */
     } else if (!strcmp(what, "spin")) {
         fprintf(stderr, "rank %d pid %ld\n", rank, (long)getpid()); /* for the test that kills one */

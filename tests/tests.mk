@@ -123,7 +123,7 @@ else
 endif
 
 # The exchange of the MPI steps (common/exchange.c) with a CPU force function, under mpirun -np 1, 2, 3,
-# and a rank that fails or is killed: tests/mpi.sh. No GPU needed; OpenMPI is installed like Check.
+# and a rank that fails or is killed: tests/mpi-ranks.sh. No GPU needed; OpenMPI is installed like Check.
 MPI_TEST := $(TEST_DIR)/bin/mpi_exchange
 $(MPI_TEST): tests/mpi_exchange.c $(MPI_OBJ) $(LIBNBODY) | $(BUILD)/.deps-mpi
 	@mkdir -p $(@D)
@@ -131,7 +131,7 @@ $(MPI_TEST): tests/mpi_exchange.c $(MPI_OBJ) $(LIBNBODY) | $(BUILD)/.deps-mpi
 
 .PHONY: test-mpi
 test-mpi: $(MPI_TEST)  ## the MPI exchange (ring, allgather) on 1-3 ranks against one process; failing and killed ranks
-	@bash tests/mpi.sh $(MPI_TEST)
+	@bash tests/mpi-ranks.sh $(MPI_TEST)
 
 .PHONY: test-tables
 test-tables:  ## README.md, REPORT.md and the lessons' measured blocks are what make figures writes from report/data; relative links resolve

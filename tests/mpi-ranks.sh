@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# mpi.sh PROGRAM: the MPI tests of make test (no GPU needed). PROGRAM is tests/mpi_exchange.c built
+# mpi-ranks.sh PROGRAM: the MPI tests of make test (no GPU needed). PROGRAM is tests/mpi_exchange.c built
 # with OpenMPI: the exchange of step11_mpi under mpirun -np 1, 2 and 3 against one process's result,
 # then a rank that fails (nb_die -> MPI_Abort) and a rank killed with SIGKILL: mpirun must end
 # non-zero within seconds, never hang. One PASS/FAIL line per check; exit status 0 only if all passed.
 set -u
-prog=${1:?usage: tests/mpi.sh PROGRAM}
+prog=${1:?usage: tests/mpi-ranks.sh PROGRAM}
 if ! command -v mpirun >/dev/null 2>&1; then
     echo "SKIP mpi: mpirun not found (bash common/deps.sh mpi installs it: apt-get install openmpi-bin libopenmpi-dev)"
     exit 0
