@@ -53,20 +53,7 @@ grep -h -i 'warning' build/mp-build-*.log | sort -u
 
 if phase validate "validation: theta = 0 exact, then the approximation (tree class), at the grader's sizes"; then
     for theta in 0.35 0.7; do
-        sizes="1 2 31 257 1000 4099 16384"
-        [ "$theta" = 0.35 ] || sizes="4099 16384"
-        for n in $sizes; do
-            for sys in 1 3; do
-                for mm in "--model plummer --masses equal" "--model uniform --masses random"; do
-                    # shellcheck disable=SC2086
-                    if ! line=$($mp --validate-only --ref-cache "$cache" -n "$n" -S "$sys" $mm --theta "$theta" 2>&1); then
-                        echo "FAIL theta=$theta -n $n -S $sys $mm:"
-                        echo "$line" | tail -n 6
-                        fails=$((fails + 1))
-                    fi
-                done
-            done
-        done
+        validate_grid "$mp" "$theta"
         for mm in "--model plummer --masses equal" "--model uniform --masses random"; do
             # shellcheck disable=SC2086
             $mp --validate-only --ref-cache "$cache" -n 16384 -S 3 $mm --theta "$theta" 2>&1 | grep -E 'acceleration|state after' |
@@ -104,7 +91,7 @@ if phase tests "make test-gpu for step12, the stub, and compute-sanitizer"; then
         fails=$((fails + 1))
 fi
 
-row() { awk -F, -v fmt="%-18s N=%-9s steps=%-4s %10.3f ms/step  rms %.2e  max %.2e  %s\n" 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i } { last = $0 } END { split(last, f, ","); printf fmt, f[c["name"]], f[c["bodies"]], f[c["steps"]], 1e3 * f[c["kernel_s"]] / f[c["steps"]], f[c["acc_rms"]], f[c["acc_max"]], f[c["config"]] }' "$csv"; } # columns by name
+. report/sweeps/tree-lib.sh # row, energy_runs
 timed() { # label exe args...: one validated, timed run appending to multipole.csv
     local label=$1 exe=$2
     shift 2
@@ -144,20 +131,8 @@ if phase anchor "GOTHIC's anchor: N = 8388608, every body every step"; then
 fi
 
 if phase energy "energy over 1000 steps: Plummer N=16384, dt 0.001, step12 at theta 0.35 0.5 0.7, step10 at 0.35"; then
-    for r in "step12-theta0.35 $mp --theta 0.35" "step12-theta0.5 $mp --theta 0.5" "step12-theta0.7 $mp --theta 0.7" \
-        "step10-theta0.35 $bh --theta 0.35"; do
-        read -r label exe args <<< "$r"
-        dir=build/energy-$label
-        rm -rf "$dir" && mkdir -p "$dir"
-        # shellcheck disable=SC2086
-        $exe -q --validate off -n 16384 -k 1000 -r 1 --snapshot-every 100 --snapshot-dir "$dir" $args >/dev/null 2>&1 ||
-            { echo "FAIL energy run $label"; fails=$((fails + 1)); continue; }
-        opt=()
-        [ -s "$out/multipole-energy.csv" ] && opt=(--no-header)
-        build/tools/diag "${opt[@]}" --label "$label" "$dir"/snap-*.nbs >> "$out/multipole-energy.csv" ||
-            { echo "FAIL diag $label"; fails=$((fails + 1)); }
-        awk -F, -v l="$label" '$1 == l { e = $11 } END { printf "%-17s relative energy error after 1000 steps: %.3e\n", l, e }' "$out/multipole-energy.csv"
-    done
+    energy_runs "$out/multipole-energy.csv" "step12-theta0.35 $mp --theta 0.35" "step12-theta0.5 $mp --theta 0.5" "step12-theta0.7 $mp --theta 0.7" \
+        "step10-theta0.35 $bh --theta 0.35"
 fi
 
 say "done: $fails failure(s)"

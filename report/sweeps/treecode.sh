@@ -32,20 +32,7 @@ make "${deps[@]}" BUILD=build/tree-planted BUILD_LABEL=planted STEP_DEFS=-DPLANT
 
 if phase validate "validation: theta = 0 exact, then the approximation (tree class), at the grader's sizes"; then
     for theta in 0.35 0.4 0.7; do
-        sizes="1 2 31 257 1000 4099 16384"
-        [ "$theta" = 0.35 ] || sizes="4099 16384" # the grid at the default theta, spot checks at the others
-        for n in $sizes; do
-            for sys in 1 3; do
-                for mm in "--model plummer --masses equal" "--model uniform --masses random"; do
-                    # shellcheck disable=SC2086
-                    if ! line=$($tree --validate-only --ref-cache "$cache" -n "$n" -S "$sys" $mm --theta "$theta" 2>&1); then
-                        echo "FAIL theta=$theta -n $n -S $sys $mm:"
-                        echo "$line" | tail -n 6
-                        fails=$((fails + 1))
-                    fi
-                done
-            done
-        done
+        validate_grid "$tree" "$theta"
         $tree --validate-only --ref-cache "$cache" -n 16384 -S 1 --theta "$theta" 2>&1 | grep -E 'acceleration|state after' |
             sed "s/^/theta=$theta N=16384 plummer: /"
     done
@@ -67,7 +54,7 @@ if phase tests "make test-gpu for step10 and compute-sanitizer"; then
         fails=$((fails + 1))
 fi
 
-row() { awk -F, -v fmt="%-18s N=%-9s steps=%-4s %10.3f ms/step  rms %.2e  max %.2e  %s\n" 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i } { last = $0 } END { split(last, f, ","); printf fmt, f[c["name"]], f[c["bodies"]], f[c["steps"]], 1e3 * f[c["kernel_s"]] / f[c["steps"]], f[c["acc_rms"]], f[c["acc_max"]], f[c["config"]] }' "$csv"; } # columns by name
+. report/sweeps/tree-lib.sh # row, energy_runs
 timed() { # label exe args...: one validated, timed run appending to tree.csv
     local label=$1 exe=$2
     shift 2
@@ -106,19 +93,7 @@ if phase kernels "one step at N = 1048576 split into its kernels (ncu)"; then
 fi
 
 if phase energy "energy over 1000 steps: Plummer N=16384, dt 0.001, theta 0.3 0.5 0.7 and step06"; then
-    for r in "theta0.3 $tree --theta 0.3" "theta0.5 $tree --theta 0.5" "theta0.7 $tree --theta 0.7" "direct build/bin/step06_soa"; do
-        read -r label exe args <<< "$r"
-        dir=build/energy-$label
-        rm -rf "$dir" && mkdir -p "$dir"
-        # shellcheck disable=SC2086
-        $exe -q --validate off -n 16384 -k 1000 -r 1 --snapshot-every 100 --snapshot-dir "$dir" $args >/dev/null 2>&1 ||
-            { echo "FAIL energy run $label"; fails=$((fails + 1)); continue; }
-        opt=()
-        [ -s "$out/tree-energy.csv" ] && opt=(--no-header)
-        build/tools/diag "${opt[@]}" --label "$label" "$dir"/snap-*.nbs >> "$out/tree-energy.csv" ||
-            { echo "FAIL diag $label"; fails=$((fails + 1)); }
-        awk -F, -v l="$label" '$1 == l { e = $11 } END { printf "%-9s relative energy error after 1000 steps: %.3e\n", l, e }' "$out/tree-energy.csv"
-    done
+    energy_runs "$out/tree-energy.csv" "theta0.3 $tree --theta 0.3" "theta0.5 $tree --theta 0.5" "theta0.7 $tree --theta 0.7" "direct build/bin/step06_soa"
 fi
 
 say "done: $fails failure(s)"
