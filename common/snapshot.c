@@ -262,7 +262,7 @@ static int read_header(const char *path, FILE *f, nb_snapshot_info *info, uLong 
 static const char *const field_name[NB_FIELDS] = {"x", "y", "z", "vx", "vy", "vz", "m"};
 
 /* Read the arrays into float (precision_out 4) or double (8) destinations, then the CRC. */
-static int read_arrays(const char *path, FILE *f, const nb_snapshot_info *info, uLong crc,
+static int read_arrays(const char *path, FILE *f, nb_snapshot_info *info, uLong crc,
                        void *const fields[NB_FIELDS], int out_precision)
 {
     const size_t count = (size_t)(info->systems * info->bodies);
@@ -304,6 +304,7 @@ static int read_arrays(const char *path, FILE *f, const nb_snapshot_info *info, 
                  get_u32(tail), (unsigned)crc);
         return NB_EXIT_ERROR;
     }
+    info->crc = (uint32_t)crc;
     /* Values are checked after the CRC, so a corrupt file is called corrupt, not non-finite. */
     for (int k = 0; k < NB_FIELDS; ++k) {
         for (size_t i = 0; i < count; ++i) {

@@ -26,6 +26,7 @@ typedef struct nb_snapshot_info {
     uint32_t precision;  /* 4 or 8 */
     uint64_t systems, bodies, step;
     double time, eps, dt;
+    uint32_t crc;        /* the file's CRC-32, checked against its contents (set by the readers) */
 } nb_snapshot_info;
 
 /* Largest S*N a file may hold (and the lab handles). */
