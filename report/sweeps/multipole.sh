@@ -24,6 +24,8 @@ mp=build/bin/step12_multipole
 bh=build/bin/step10_barnes_hut
 mkdir -p "$cache"
 fails=0
+tag_prefix=mp
+. report/sweeps/tree-lib.sh # row, timed, validate_grid, energy_runs
 phases=${MP_PHASES:-validate planted selftest tests frontier leaf grade big anchor energy}
 leaves=${MP_LEAVES:-16 64}
 say() { printf '\n=== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
@@ -85,21 +87,12 @@ fi
 
 if phase tests "make test-gpu for step12, the stub, and compute-sanitizer"; then
     make "${deps[@]}" TEST_STEPS=12 test-gpu 2>&1 | tail -n 3 || fails=$((fails + 1))
-    rm -rf build/handout-mp && bash grading/handout.sh build/handout-mp >/dev/null &&
+    rm -rf build/handout-mp && bash grading/handout.sh --scratch build/handout-mp >/dev/null &&
         (cd build/handout-mp && make -s "${deps[@]}" step12 >/dev/null 2>&1 && ./build/bin/step12_multipole -n 16; echo "handout stub: exit $?")
     bash tests/compute-sanitizer.sh --tools memcheck --sizes "1000 4099" --timeout 300 build/sanitizer step12_multipole ||
         fails=$((fails + 1))
 fi
 
-. report/sweeps/tree-lib.sh # row, energy_runs
-timed() { # label exe args...: one validated, timed run appending to multipole.csv
-    local label=$1 exe=$2
-    shift 2
-    if line=$("$exe" -q --csv "$csv" --tag "mp-$label" --ref-cache "$cache" "$@" 2>&1); then row; else
-        echo "FAIL $label $*: $(echo "$line" | tail -n 2 | tr '\n' ' ')"
-        fails=$((fails + 1))
-    fi
-}
 
 if phase frontier "accuracy against time over theta, step10 and step12 (Plummer, one system)"; then
     for n in ${MP_FRONTIER_N:-131072 1048576}; do

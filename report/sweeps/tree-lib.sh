@@ -1,8 +1,19 @@
 # tree-lib.sh: what report/sweeps/treecode.sh and multipole.sh share (sourced). They set `csv` (the run's
-# results CSV), `cache` (the reference cache) and `fails`, which validate_grid and energy_runs count up.
+# results CSV), `cache` (the reference cache), `tag_prefix` (their rows' tags) and `fails`, which timed,
+# validate_grid and energy_runs count up.
 
 # row: the last run of $csv in one line (columns by name).
 row() { awk -F, -v fmt="%-18s N=%-9s steps=%-4s %10.3f ms/step  rms %.2e  max %.2e  %s\n" 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i } { last = $0 } END { split(last, f, ","); printf fmt, f[c["name"]], f[c["bodies"]], f[c["steps"]], 1e3 * f[c["kernel_s"]] / f[c["steps"]], f[c["acc_rms"]], f[c["acc_max"]], f[c["config"]] }' "$csv"; } # columns by name
+
+# timed LABEL EXE ARGS...: one validated, timed run appending to $csv, tagged $tag_prefix-LABEL.
+timed() {
+    local label=$1 exe=$2 line
+    shift 2
+    if line=$("$exe" -q --csv "$csv" --tag "$tag_prefix-$label" --ref-cache "$cache" "$@" 2>&1); then row; else
+        echo "FAIL $label $*: $(echo "$line" | tail -n 2 | tr '\n' ' ')"
+        fails=$((fails + 1))
+    fi
+}
 
 # energy_runs CSV "LABEL EXE [ARGS...]"...: each run 1000 steps of a Plummer sphere of 16384 bodies with a
 # snapshot every 100, its energy through build/tools/diag appended to CSV, the relative error printed.

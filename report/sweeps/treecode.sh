@@ -20,6 +20,8 @@ cache=build/ref-cache
 tree=build/bin/step10_barnes_hut
 mkdir -p "$cache"
 fails=0
+tag_prefix=tree
+. report/sweeps/tree-lib.sh # row, timed, validate_grid, energy_runs
 say() { printf '\n=== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 phase() { case " ${TREE_PHASES:-validate tests timing frontier kernels energy} " in *" $1 "*) say "$2" ;; *) return 1 ;; esac; }
 
@@ -54,15 +56,6 @@ if phase tests "make test-gpu for step10 and compute-sanitizer"; then
         fails=$((fails + 1))
 fi
 
-. report/sweeps/tree-lib.sh # row, energy_runs
-timed() { # label exe args...: one validated, timed run appending to tree.csv
-    local label=$1 exe=$2
-    shift 2
-    if line=$("$exe" -q --csv "$csv" --tag "tree-$label" --ref-cache "$cache" "$@" 2>&1); then row; else
-        echo "FAIL $label $*: $(echo "$line" | tail -n 2 | tr '\n' ' ')"
-        fails=$((fails + 1))
-    fi
-}
 steps_for() { # about 0.5 s of the slower step per repeat
     local n=$1
     echo $((n <= 65536 ? 50 : n <= 1048576 ? 5 : 2))
