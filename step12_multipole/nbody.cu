@@ -335,8 +335,10 @@ __device__ __forceinline__ void cell_force(float4 c, float4 q, float2 q2, float 
 #ifndef WALK_VOTE
 /* The lists a warp gathers before it sums them: 32 entries, plus the most that one round may add. */
 #define LIST (32 + (LEAF_BODIES > 32 ? LEAF_BODIES : 32))
-#define STACK_SLOTS 512 /* nodes waiting, per warp */
-#define NARROW_ABOVE (STACK_SLOTS - 160) /* past this a warp takes one node a round: the stack then grows by at most the tree's depth (95) */
+#ifndef STACK_SLOTS
+#define STACK_SLOTS 1024 /* nodes waiting, per warp: taking 32 a round, the stack grows by about 32 a level */
+#endif
+#define STACK_SPARE 96 /* a warp takes fewer nodes as the stack nears full; one a round grows it by at most the depth, 95 */
 
 /* Sum the gathered far nodes (moments) or bodies (points) for this lane's body. */
 __device__ __forceinline__ void sum_cells(const float4 *c, const float4 *q, const float2 *q2, int count, float4 p,
@@ -389,17 +391,23 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
         stack[warp][0] = n > 1 ? 0 : LEAF(0);
     __syncwarp();
     while (top > 0) {
-        const int take = top > NARROW_ABOVE ? 1 : min(top, 32);
+        const int take = min(top, max(1, min(32, STACK_SLOTS - STACK_SPARE - top)));
         const bool mine = lane < take;
         const int node = mine ? stack[warp][top - 1 - lane] : 0;
         top -= take;
         __syncwarp(); /* every lane has read its slot before any is written again */
         bool far = false, split = false, few = false;
-        float4 c = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        int2 r = make_int2(0, -1);
+        float4 c = make_float4(0.0f, 0.0f, 0.0f, 0.0f), q = c;
+        float2 q2 = make_float2(0.0f, 0.0f);
+        int2 r = make_int2(0, -1), ch = r;
         if (mine && node >= 0) {
+            /* all of a node's loads issued together: one wait instead of three in a row */
             c = com[node];
             const float4 l = lo[node], h = hi[node];
+            q = quad[node];
+            q2 = quad2[node];
+            r = range[node];
+            ch = child[node];
             /* from the centre of mass to the nearest point of the group's box */
             const float dx = fmaxf(fmaxf(glo.x - c.x, c.x - ghi.x), 0.0f);
             const float dy = fmaxf(fmaxf(glo.y - c.y, c.y - ghi.y), 0.0f);
@@ -407,7 +415,6 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
             const bool touch = l.x <= ghi.x && h.x >= glo.x && l.y <= ghi.y && h.y >= glo.y && l.z <= ghi.z &&
                                h.z >= glo.z;
             if (dx * dx + dy * dy + dz * dz < l.w || touch) {
-                r = range[node];
                 few = r.y - r.x < LEAF_BODIES;
                 split = !few;
             } else {
@@ -418,8 +425,8 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
         if (far) {
             const int slot = cells + __popc(vote & below);
             cell_c[warp][slot] = c;
-            cell_q[warp][slot] = quad[node];
-            cell_q2[warp][slot] = quad2[node];
+            cell_q[warp][slot] = q;
+            cell_q2[warp][slot] = q2;
         }
         cells += __popc(vote);
         const bool one = mine && node < 0; /* a child that is a single body */
@@ -428,13 +435,12 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
             body[warp][bodies + __popc(vote & below)] = pos[BODY_OF(node)];
         bodies += __popc(vote);
         vote = __ballot_sync(FULL_MASK, split);
-        if (top + 2 * __popc(vote) > STACK_SLOTS) { /* never expected: see NARROW_ABOVE */
+        if (top + 2 * __popc(vote) > STACK_SLOTS) { /* never expected: see STACK_SPARE */
             if (lane == 0)
                 atomicExch(overflow, 1);
             break;
         }
         if (split) {
-            const int2 ch = child[node];
             const int slot = top + 2 * __popc(vote & below);
             stack[warp][slot] = ch.y;
             stack[warp][slot + 1] = ch.x;
@@ -467,6 +473,7 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
             }
         }
     }
+    __syncwarp();
     sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, &ax, &ay, &az);
     sum_bodies(body[warp], bodies, p, eps2, &ax, &ay, &az);
     if (valid)
