@@ -369,12 +369,14 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
     __shared__ int stack[WARPS][STACK_SLOTS];
     __shared__ float4 cell_c[WARPS][LIST], cell_q[WARPS][LIST], body[WARPS][LIST];
     __shared__ float2 cell_q2[WARPS][LIST];
+    __shared__ float4 group[WARPS][32]; /* the warp's bodies */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int k = blockIdx.x * BLOCK + threadIdx.x;
     if (k - lane >= n) /* the whole warp is past the last body */
         return;
     const bool valid = k < n;
     const float4 p = pos[valid ? k : n - 1];
+    group[warp][lane] = p;
     float3 glo = make_float3(p.x, p.y, p.z), ghi = glo; /* the group's box */
     for (int off = 16; off > 0; off >>= 1) {
         glo.x = fminf(glo.x, __shfl_xor_sync(FULL_MASK, glo.x, off));
@@ -414,7 +416,20 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
             const float dz = fmaxf(fmaxf(glo.z - c.z, c.z - ghi.z), 0.0f);
             const bool touch = l.x <= ghi.x && h.x >= glo.x && l.y <= ghi.y && h.y >= glo.y && l.z <= ghi.z &&
                                h.z >= glo.z;
-            if (dx * dx + dy * dy + dz * dz < l.w || touch) {
+            bool open = dx * dx + dy * dy + dz * dz < l.w || touch;
+#ifndef GROUP_BOX_ONLY
+            /* The box says open: ask the bodies, which may be far apart (a group that straddles a jump of
+             * the Morton curve has a box mostly of empty space), so the warp opens only what a lane needs. */
+            for (int b = 0; open && b < 32; ++b) {
+                const float4 g = group[warp][b];
+                const float ex = c.x - g.x, ey = c.y - g.y, ez = c.z - g.z;
+                const bool in = g.x >= l.x && g.x <= h.x && g.y >= l.y && g.y <= h.y && g.z >= l.z && g.z <= h.z;
+                if (ex * ex + ey * ey + ez * ez < l.w || in)
+                    break;
+                open = b < 31;
+            }
+#endif
+            if (open) {
                 few = r.y - r.x < LEAF_BODIES;
                 split = !few;
             } else {
