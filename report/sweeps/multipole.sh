@@ -13,7 +13,7 @@ set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/multipole.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "multipole.sh: cannot create $1" >&2; exit 2; }
 out=$(cd "$1" && pwd)
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 exec > >(tee "$out/multipole.log") 2>&1
 deps=()
 [ -d .deps/root ] && deps=(DEPS_ROOT="$PWD/.deps/root")
