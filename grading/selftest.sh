@@ -197,9 +197,11 @@ run_case() {
 
 # only ID: whether SELFTEST_STEPS (if set) names step ID.
 only() { [ -z "${SELFTEST_STEPS:-}" ] || [[ " $SELFTEST_STEPS " == *" $1 "* ]]; }
+# named NAME: whether SELFTEST_ONLY (if set) starts NAME.
+named() { [ -z "${SELFTEST_ONLY:-}" ] || [[ $1 == ${SELFTEST_ONLY}* ]]; }
 
 for f in "${faults[@]}"; do
-    [ -z "${SELFTEST_ONLY:-}" ] || [[ $f == ${SELFTEST_ONLY}* ]] || continue
+    named "$f" || continue
     IFS='|' read -r name id what program <<< "$f"
     only "$id" || continue
     run_case "$name" "$id" FAIL "" "$program" "$what"
@@ -277,7 +279,7 @@ forged_cache() {
 # step-00 copy that the controls above build whenever step 00 is kept (SELFTEST_ONLY leaves controls
 # alone), and needs the broken half's cache: a prefix of either name runs both (any prefix of
 # forged-cache is one of forged-cache-honest).
-if only "$cpu_step" && { [ -z "${SELFTEST_ONLY:-}" ] || [[ forged-cache-honest == ${SELFTEST_ONLY}* ]]; }; then
+if only "$cpu_step" && named forged-cache-honest; then
     forged_cache
 fi
 
