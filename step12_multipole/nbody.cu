@@ -346,6 +346,17 @@ __device__ __forceinline__ void sum_bodies(const float4 *b, int count, float4 p,
     for (int j = 0; j < count; ++j)
         interact(b[j], p.x, p.y, p.z, eps2, ax, ay, az);
 }
+/* Once a warp's body list holds 32 entries: sum it and empty it (every lane has read it before any
+ * lane writes it again). */
+__device__ __forceinline__ void sum_bodies_if_full(const float4 *b, int *count, float4 p, float eps2, float *ax,
+                                                   float *ay, float *az)
+{
+    if (*count >= 32) {
+        sum_bodies(b, *count, p, eps2, ax, ay, az);
+        *count = 0;
+        __syncwarp();
+    }
+}
 
 /* One thread per sorted body, a warp per group of 32 neighbours in the sorted order. The warp walks the
  * tree 32 nodes a round, one per lane. A node is opened if any body of the group is within its opening
@@ -412,7 +423,7 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
 #ifndef GROUP_BOX_ONLY
             /* The box says open: ask the bodies, which may be far apart (a group that straddles a jump of
              * the Morton curve has a box mostly of empty space), so the warp opens only what a lane needs. */
-            for (int b = 0; open && b < 32; ++b) {
+            for (int b = 0; open && b < 32; ++b) { /* open stays set until the last body is asked in vain */
                 const float4 g = group[warp][b];
                 const float ex = c.x - g.x, ey = c.y - g.y, ez = c.z - g.z;
                 const bool in = g.x >= l.x && g.x <= h.x && g.y >= l.y && g.y <= h.y && g.z >= l.z && g.z <= h.z;
@@ -459,11 +470,7 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
             cells = 0;
             __syncwarp();
         }
-        if (bodies >= 32) {
-            sum_bodies(body[warp], bodies, p, eps2, &ax, &ay, &az);
-            bodies = 0;
-            __syncwarp();
-        }
+        sum_bodies_if_full(body[warp], &bodies, p, eps2, &ax, &ay, &az);
         vote = __ballot_sync(FULL_MASK, few);
         while (vote) { /* the opened small nodes, one after another: their bodies into the list */
             const int src = __ffs(vote) - 1;
@@ -473,11 +480,7 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
                 body[warp][bodies + j] = pos[first + j];
             bodies += count;
             __syncwarp();
-            if (bodies >= 32) {
-                sum_bodies(body[warp], bodies, p, eps2, &ax, &ay, &az);
-                bodies = 0;
-                __syncwarp();
-            }
+            sum_bodies_if_full(body[warp], &bodies, p, eps2, &ax, &ay, &az);
         }
     }
     __syncwarp();
