@@ -66,6 +66,8 @@ lang_of = $(call registry,$(1),lang)
 flags_of = $(filter-out none,$(call registry,$(1),flags))
 from_of = $(filter-out -,$(call registry,$(1),from))
 check_of = $(call registry,$(1),check)
+features_of = $(call registry,$(1),features)
+ranks_of = $(or $(patsubst mpi:%,%,$(call launch_of,$(1))),0)
 launch_of = $(filter-out -,$(call registry,$(1),launch))
 summary_of = $(call registry,$(1),summary)
 CPU_IDS := $(foreach s,$(STEP_IDS),$(if $(filter c,$(call lang_of,$(s))),$(s)))
@@ -88,7 +90,8 @@ $(BUILD)/gen/version.h: FORCE
 FORCE:
 
 # ---- common/: libnbody.a, and the two platforms --------------------------------------------
-COMMON_SRC := cli.c comm_single.c features.c init.c progress.c reference.c replace.c results.c rng.c sha256.c sink.c snapshot.c state.c timing.c util.c validate.c variant.c
+COMMON_SRC := cli.c comm_single.c features.c float_range.c init.c progress.c protocol.c refcache.c reference.c replace.c \
+  results.c rng.c sha256.c sink.c snapshot.c state.c timing.c util.c validate.c variant.c worker_call.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/common/%.o)
 LIBNBODY := $(BUILD)/lib/libnbody.a
 
@@ -118,24 +121,42 @@ $(BUILD)/obj/mpi/%.o: common/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-mpi $(B
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
 
 # ---- one rule set per step ----------------------------------------------------------------
-# The recipe that compiles the harness's main for a program: $(1) id, $(2) name, $(3) build label. The
-# summary is the registry's, or SUMMARY_$(1) for a program outside it (tests/tests.mk's feature probe).
-compile_main = $(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' \
-  -DNB_STEP_SUMMARY='"$(or $(SUMMARY_$(1)),$(call summary_of,$(1)))"' -DNB_STEP_CHECK='"$(or $(call check_of,$(1)),exact)"' \
+# A step is two programs (common/README.md, "The judge and the worker"): build/bin/<folder>, the judge
+# (common/judge.c, compiled with the step's registry line, never linked with the step's code), and
+# build/bin/<folder>-worker, the step's nb_step_run with the worker's shim (common/worker.c) and its
+# platform (host.o or device.o). Building the judge builds its worker.
+# The recipe that compiles the judge for a program: $(1) id, $(2) name, $(3) build label. The summary and
+# features are the registry's, or SUMMARY_$(1) / FEATURES_$(1) for a program outside it (the tests' probe).
+compile_judge = $(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' \
+  -DNB_STEP_SUMMARY='"$(or $(SUMMARY_$(1)),$(call summary_of,$(1)))"' \
+  -DNB_STEP_FEATURES='"$(or $(FEATURES_$(1)),$(call features_of,$(1)),-)"' \
+  -DNB_STEP_GPU=$(if $(filter cu,$(call lang_of,$(1))),1,0) -DNB_STEP_RANKS=$(call ranks_of,$(1)) \
   -DNB_BUILD_LABEL='"$(3)"' -c $< -o $@
+compile_worker = $(CC) $(LAB_CFLAGS) $(CFLAGS) -MMD -MP -DNB_STEP_NAME='"$(2)"' -c $< -o $@
+# The worker's objects, and the link of a judge (its worker, a prerequisite, is not linked in).
+worker_objs = $(BUILD)/obj/$(2)/worker.o $(if $(filter cu,$(3)),$(BUILD)/obj/common/device.o $(if $(call launch_of,$(1)),$(MPI_OBJ)),$(BUILD)/obj/common/host.o) $(LIBNBODY)
+link_judge = $(CC) -fopenmp $(LDFLAGS) -o $@ $(filter-out %-worker,$^) $(LDLIBS)
 
 # $(1) id, $(2) folder, $(3) lang
 define STEP_RULES
-$(BUILD)/obj/$(2)/main.o: common/main.c $(BUILD)/gen/version.h steps.list | $(BUILD)/.deps-zlib
+$(BUILD)/obj/$(2)/judge.o: common/judge.c $(BUILD)/gen/version.h steps.list | $(BUILD)/.deps-zlib
 	@mkdir -p $$(@D)
-	$$(call compile_main,$(1),$(2),$$(BUILD_LABEL))
+	$$(call compile_judge,$(1),$(2),$$(BUILD_LABEL))
+
+$(BUILD)/obj/$(2)/worker.o: common/worker.c steps.list | $(BUILD)/.deps-zlib
+	@mkdir -p $$(@D)
+	$$(call compile_worker,$(1),$(2))
+
+$(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/judge.o $(LIBNBODY) $(BUILD)/bin/$(2)-worker
+	@mkdir -p $$(@D)
+	$$(link_judge)
 
 ifeq ($(3),c)
 $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.c steps.list $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $$(@D)
 	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) -MMD -MP -c $$< -o $$@
 
-$(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/host.o $(LIBNBODY)
+$(BUILD)/bin/$(2)-worker: $(BUILD)/obj/$(2)/nbody.o $(call worker_objs,$(1),$(2),$(3))
 	@mkdir -p $$(@D)
 	$$(CC) -fopenmp $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 else
@@ -143,7 +164,7 @@ $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.li
 	@mkdir -p $$(@D)
 	$$(NVCC) $$(LAB_NVCCFLAGS) $$(NVCCFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) $(if $(call launch_of,$(1)),$$(call mpi_for_nvcc,$$(MPI_CFLAGS))) -c $$< -o $$@
 
-$(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/device.o $(if $(call launch_of,$(1)),$(MPI_OBJ)) $(LIBNBODY)
+$(BUILD)/bin/$(2)-worker: $(BUILD)/obj/$(2)/nbody.o $(call worker_objs,$(1),$(2),$(3))
 	@mkdir -p $$(@D)
 	$$(NVCC) -arch=sm_$$(CUDA_ARCH) -o $$@ $$^ -Xcompiler -fopenmp $$(NVCC_LDFLAGS) $(if $(call launch_of,$(1)),$$(call mpi_for_nvcc,$$(MPI_LIBS))) $$(LDLIBS)
 endif

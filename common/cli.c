@@ -1,6 +1,7 @@
 /* cli.c: GNU long options, strict numbers, one clear line for every mistake. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "worker_call.h"
 #include "nbody.h"
 #include "snapshot.h"
 #include "util.h"
@@ -77,13 +78,14 @@ int nb_parse_double(const char *text, const char *option, double min, double max
     return NB_EXIT_OK;
 }
 
-static void usage(FILE *f, const char *step, const char *summary)
+static void usage(FILE *f, const nb_step_facts *step)
 {
     fprintf(f,
             "Usage: %s [OPTION]...\n"
             "%s\n"
             "Runs S systems of N bodies for K steps of kick-drift leapfrog, after validating against the\n"
-            "fp64 reference; prints the timing and appends it to a results CSV.\n"
+            "fp64 reference; prints the timing and appends it to a results CSV. The step's code runs in a\n"
+            "worker process of its own (%s-worker), sandboxed where bubblewrap runs.\n"
             "\n"
             "Bodies\n"
             "  -n, --bodies N          bodies per system (default 16384)\n"
@@ -114,27 +116,39 @@ static void usage(FILE *f, const char *step, const char *summary)
             "      --validate MODE     auto (default), full, sample or off\n"
             "      --validate-only     validate, then exit: 0 pass, 1 mismatch, 2 error\n"
             "      --ref-cache DIR     keep fp64 reference results in DIR between runs\n"
-            "\n"
-            "GPU\n"
-            "      --block B           threads per block (default: the step's own)\n"
-            "      --gpus G            GPUs to use (default: all; steps other than step08 use one)\n"
-            "      --no-overlap        step07: copies and compute one after another, to measure overlap\n"
-            "      --decompose HOW     step08: auto (default), systems (whole systems per GPU) or bodies\n"
-            "                          (each GPU a slice of every system's bodies; positions exchanged)\n"
-            "      --deterministic     step09: sum the forces in a fixed order (bit-identical runs, slower)\n"
-            "      --theta T           tree steps (step10, step12): opening angle, 0 <= T <= 2 (default 0.35; 0 = every cell opened)\n"
-            "\n"
-            "  -h, --help              this help\n"
-            "  -V, --version           version and commit\n"
-            "\n"
-            "Exit status: 0 passed, 1 the step disagrees with the reference, 2 bad input or environment.\n",
-            step, summary);
+            "      --sandbox MODE      the worker's sandbox: auto (default: bubblewrap where it runs), require\n"
+            "                          (no run without it) or off\n"
+            "      --sandbox-hide DIR  a folder the worker must not see (up to 4)\n",
+            step->name, step->summary, step->name);
+    const unsigned k = step->features;
+    if (step->gpu || k) {
+        fprintf(f, "\nThis step's own\n");
+        if (step->gpu)
+            fprintf(f, "      --block B           threads per block (default: the step's own)\n");
+        if (k & NB_FEATURE_MULTI_GPU)
+            fprintf(f, "      --gpus G            GPUs to use (default: all)\n");
+        if (k & NB_FEATURE_NO_OVERLAP)
+            fprintf(f, "      --no-overlap        copies and compute one after another, to measure the overlap\n");
+        if (k & NB_FEATURE_DECOMPOSE)
+            fprintf(f, "      --decompose HOW     auto (default), systems (whole systems per GPU) or bodies\n"
+                       "                          (each GPU a slice of every system's bodies; positions exchanged)\n");
+        if (k & NB_FEATURE_DETERMINISTIC)
+            fprintf(f, "      --deterministic     sum the forces in a fixed order (bit-identical runs, slower)\n");
+        if (k & NB_FEATURE_THETA)
+            fprintf(f, "      --theta T           opening angle, 0 <= T <= 2 (default %g; 0 = every cell opened)\n",
+                    (double)NB_THETA_DEFAULT);
+    }
+    fprintf(f, "\n"
+               "  -h, --help              this help\n"
+               "  -V, --version           version and commit\n"
+               "\n"
+               "Exit status: 0 passed, 1 the step disagrees with the reference, 2 bad input or environment.\n");
 }
 
 enum {
     OPT_MODEL = 256, OPT_MASSES, OPT_SEED, OPT_DT, OPT_EPS, OPT_SNAP_EVERY, OPT_SNAP_DIR, OPT_CSV, OPT_TAG,
     OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP, OPT_DECOMPOSE,
-    OPT_DETERMINISTIC, OPT_THETA
+    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE
 };
 
 static int check_tag(const char *tag)
@@ -151,7 +165,7 @@ static int check_tag(const char *tag)
     return NB_EXIT_OK;
 }
 
-int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const char *summary)
+int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *step)
 {
     memset(o, 0, sizeof *o);
     o->bodies = 16384;
@@ -185,6 +199,8 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
         {"decompose", required_argument, 0, OPT_DECOMPOSE},
         {"deterministic", no_argument, 0, OPT_DETERMINISTIC},
         {"theta", required_argument, 0, OPT_THETA},
+        {"sandbox", required_argument, 0, OPT_SANDBOX},
+        {"sandbox-hide", required_argument, 0, OPT_SANDBOX_HIDE},
         {0, 0, 0, 0}};
 
     opterr = 0; /* our own messages, one line each */
@@ -307,8 +323,33 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
                 rc = NB_EXIT_ERROR;
             }
             break;
-        case 'h': usage(stdout, step, summary); return NB_EXIT_OK;
-        case 'V': printf("%s %s (commit %s)\n", step, NB_VERSION, NB_COMMIT); return NB_EXIT_OK;
+        case OPT_SANDBOX:
+            if (!strcmp(optarg, "auto"))
+                o->sandbox = NB_SANDBOX_AUTO;
+            else if (!strcmp(optarg, "require"))
+                o->sandbox = NB_SANDBOX_REQUIRE;
+            else if (!strcmp(optarg, "off"))
+                o->sandbox = NB_SANDBOX_OFF;
+            else {
+                nb_error("--sandbox '%s': must be auto, require or off", optarg);
+                rc = NB_EXIT_ERROR;
+            }
+            break;
+        case OPT_SANDBOX_HIDE: {
+            size_t h = 0;
+            while (h < 4 && o->sandbox_hide[h])
+                ++h;
+            if (h == 4 || !*optarg || optarg[0] != '/') {
+                nb_error(h == 4 ? "--sandbox-hide: at most 4 folders" : "--sandbox-hide '%s': give an absolute path",
+                         optarg);
+                rc = NB_EXIT_ERROR;
+            } else {
+                o->sandbox_hide[h] = optarg;
+            }
+            break;
+        }
+        case 'h': usage(stdout, step); return NB_EXIT_OK;
+        case 'V': printf("%s %s (commit %s)\n", step->name, NB_VERSION, NB_COMMIT); return NB_EXIT_OK;
         case ':':
             nb_error("option %s needs a value (see --help)", argv[optind - 1]);
             return NB_EXIT_ERROR;

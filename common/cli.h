@@ -31,13 +31,22 @@ typedef struct nb_options {
     double theta;  /* --theta: tree steps' opening angle; < 0 = not given (the step's default) */
     int deterministic; /* --deterministic: fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
     nb_validate_mode validate;
+    int sandbox;       /* --sandbox: NB_SANDBOX_AUTO, _REQUIRE or _OFF (worker_call.h) */
+    const char *sandbox_hide[4]; /* --sandbox-hide DIR: folders the step's worker must not see */
     int bodies_set, systems_set, model_set, masses_set, seed_set; /* conflicts with --input */
     int dt_set, eps_set;                                          /* else --input's header gives them */
 } nb_options;
 
-/* Parse argv into *o (defaults first). Returns -1 to go on, or an exit status: 0 after --help or
- * --version, NB_EXIT_ERROR after one line on stderr for anything wrong. `step` names the program. */
-int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const char *summary);
+/* What the help says of the step, from its registry line (steps.list). */
+typedef struct nb_step_facts {
+    const char *name, *summary;
+    int gpu;            /* a CUDA step: --block, and GPU options */
+    unsigned features;  /* NB_FEATURE_*: the options it takes beyond the common ones */
+} nb_step_facts;
+
+/* Parse argv into *o (defaults first). Returns -1 to go on, or an exit status: 0 after --help (the
+ * options `step` takes) or --version, NB_EXIT_ERROR after one line on stderr for anything wrong. */
+int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *step);
 
 /* Strict number parsers for the command line and the tests: the whole string, in [min, max], no
  * sign on unsigned numbers. Return 0, or NB_EXIT_ERROR after one line naming the option. */

@@ -5,6 +5,8 @@
 #ifndef NB_COMM_H
 #define NB_COMM_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -13,6 +15,8 @@ extern "C" {
 int nb_comm_init(int *argc, char ***argv);
 int nb_comm_rank(void);   /* 0 for a single process */
 int nb_comm_size(void);   /* 1 for a single process */
+/* Rank 0's `len` bytes at `buf` on every rank (the worker's requests). 0, or -1 after one line. */
+int nb_comm_bcast(void *buf, size_t len);
 /* The largest of every rank's `value` (the slowest rank's time). */
 double nb_comm_max(double value);
 /* End the run with status `code`: 0 ends every rank normally; anything else, on more than one rank,

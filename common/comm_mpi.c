@@ -27,6 +27,21 @@ int nb_comm_rank(void) { return rank; }
 
 int nb_comm_size(void) { return size; }
 
+int nb_comm_bcast(void *buf, size_t len)
+{
+    if (!started || size == 1)
+        return 0;
+    for (size_t done = 0; done < len;) { /* MPI counts in int */
+        const size_t part = len - done < (1u << 30) ? len - done : (1u << 30);
+        if (MPI_Bcast((char *)buf + done, (int)part, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+            fprintf(stderr, "MPI_Bcast failed\n");
+            return -1;
+        }
+        done += part;
+    }
+    return 0;
+}
+
 double nb_comm_max(double value)
 {
     double out = value;

@@ -153,7 +153,7 @@ int nbd_slices(const void *kernel, int block, size_t shared, size_t row_blocks, 
 
 /* ---- platform.h ------------------------------------------------------------------------ */
 
-int nb_platform_open(unsigned gpus)
+int nb_platform_open(unsigned gpus, int multi)
 {
     cudaError_t err = cudaGetDeviceCount(&device_count);
     if (err != cudaSuccess || device_count == 0) {
@@ -163,7 +163,6 @@ int nb_platform_open(unsigned gpus)
                  none ? "cudaGetDeviceCount found no device, or no NVIDIA driver" : cudaGetErrorString(err));
         return NB_EXIT_ERROR;
     }
-    const int multi = (nb_step_features & NB_FEATURE_MULTI_GPU) != 0;
     if (gpus > (unsigned)device_count) {
         nb_error("--gpus %u: only %d GPU%s visible", gpus, device_count, device_count == 1 ? " is" : "s are");
         return NB_EXIT_ERROR;

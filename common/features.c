@@ -1,8 +1,35 @@
-/* features.c: the default of nb_step_features (common/nbody.h) for steps that declare none.
- *
- * It stands alone in this file on purpose: libnbody.a hands it to the linker only when the step has
- * no definition of its own. Defined weakly in the same file as its reader (main.c), it was folded to
- * 0 by the compiler, and a step's own features were never seen. */
+/* features.c: the names of the features column of steps.list (nbody.h's NB_FEATURE_*), read by the
+ * judge and the grader alike. */
 #include "nbody.h"
 
-__attribute__((weak)) const unsigned nb_step_features = 0;
+#include <string.h>
+
+unsigned nb_feature_bit(const char *name, size_t len)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } known[] = {{"snapshots", NB_FEATURE_SNAPSHOTS}, {"multi_gpu", NB_FEATURE_MULTI_GPU},
+                 {"deterministic", NB_FEATURE_DETERMINISTIC}, {"theta", NB_FEATURE_THETA},
+                 {"no_overlap", NB_FEATURE_NO_OVERLAP}, {"decompose", NB_FEATURE_DECOMPOSE}};
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k)
+        if (strlen(known[k].name) == len && !strncmp(name, known[k].name, len))
+            return known[k].bit;
+    return 0;
+}
+
+unsigned nb_features_parse(const char *list)
+{
+    unsigned bits = 0;
+    if (!strcmp(list, "-") || !*list)
+        return 0;
+    for (const char *p = list; *p;) {
+        const size_t n = strcspn(p, ",");
+        const unsigned bit = nb_feature_bit(p, n);
+        if (!bit)
+            return ~0u;
+        bits |= bit;
+        p += n + (p[n] == ',');
+    }
+    return bits;
+}

@@ -42,7 +42,7 @@ typedef struct nb_run_extra {
     int no_overlap;          /* --no-overlap: run copies and compute one after another (step07) */
     int decompose;           /* --decompose: NB_DECOMPOSE_AUTO, _SYSTEMS or _BODIES (step08, step11) */
     int deterministic;       /* --deterministic: a fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
-    float theta;             /* --theta: opening angle (steps with NB_FEATURE_THETA; NB_THETA_DEFAULT if not given) */
+    float theta;             /* --theta: opening angle (steps with NB_FEATURE_THETA; the judge's default if not given) */
     uint64_t snapshot_every; /* steps between trajectory snapshots, 0 = none (steps with NB_FEATURE_SNAPSHOTS) */
     struct nb_snapshot_sink *sink;
 } nb_run_extra;
@@ -70,16 +70,25 @@ typedef struct nb_run {
  * dt = 1 leaves v = a exactly and x = x0 + a. */
 int nb_step_run(nb_state *state, const nb_run *run);
 
-/* Optional: a step that writes its own trajectory snapshots (overlapped with compute) defines
- *     const unsigned nb_step_features = NB_FEATURE_SNAPSHOTS;
- * otherwise the harness runs the loop in chunks of snapshot_every steps and writes them itself.
- * The harness keeps state->step and state->time; a step sets them only on the views it emits. */
-#define NB_FEATURE_SNAPSHOTS 1u
-#define NB_FEATURE_MULTI_GPU 2u  /* the step uses --gpus G devices; the others use one */
-#define NB_FEATURE_DETERMINISTIC 4u /* the step takes --deterministic (the others refuse it) */
-#define NB_FEATURE_THETA 8u      /* the step takes --theta (a tree code; the others refuse it) */
-#define NB_THETA_DEFAULT 0.35f    /* the opening angle of tree steps when --theta is not given (common/README.md) */
-extern const unsigned nb_step_features;
+/* What a step takes beyond the contract is stated once, in steps.list's features column, never in its
+ * code: the judge refuses the others' options and derives the check class from it. A step with
+ * NB_FEATURE_SNAPSHOTS writes its own trajectory snapshots (nb_snapshot_emit, overlapped with compute);
+ * for the others the judge runs the loop in chunks of snapshot_every steps and writes them itself.
+ * The judge keeps state->step and state->time; a step sets them only on the views it emits. */
+#define NB_FEATURE_SNAPSHOTS 1u     /* snapshots: it emits its own */
+#define NB_FEATURE_MULTI_GPU 2u     /* multi_gpu: it uses --gpus G devices; the others use one */
+#define NB_FEATURE_DETERMINISTIC 4u /* deterministic: it takes --deterministic */
+#define NB_FEATURE_THETA 8u         /* theta: it takes --theta (a tree code, checked as one) */
+#define NB_FEATURE_NO_OVERLAP 16u   /* no_overlap: it takes --no-overlap */
+#define NB_FEATURE_DECOMPOSE 32u    /* decompose: it takes --decompose */
+#define NB_FEATURE_NAMES "snapshots, multi_gpu, deterministic, theta, no_overlap, decompose"
+/* The bit of the feature named by the first `len` characters of `name`, 0 if none (common/features.c);
+ * and the bits of a comma-separated list (steps.list's column; "-" for none), ~0u if a name is unknown. */
+unsigned nb_feature_bit(const char *name, size_t len);
+unsigned nb_features_parse(const char *list);
+/* The opening angle of tree steps when --theta is not given (common/README.md): the judge puts it in
+ * run->extra.theta, so a step reads that and never this. */
+#define NB_THETA_DEFAULT 0.35f
 
 /* Mark the timed region (the time loop, without set-up and copies in and out).
  * CPU steps: host monotonic clock. GPU steps: CUDA events on the current device (common/device.cu). */

@@ -10,8 +10,9 @@ extern "C" {
 #endif
 
 /* Get ready to run. GPU: find the GPUs, fail with one line if there are none or fewer than
- * `gpus` (0 = all). Returns 0 or NB_EXIT_ERROR. */
-int nb_platform_open(unsigned gpus);
+ * `gpus` (0 = all; more than one only for a step with NB_FEATURE_MULTI_GPU, `multi_gpu`). Returns 0 or
+ * NB_EXIT_ERROR. */
+int nb_platform_open(unsigned gpus, int multi_gpu);
 /* 1 for GPU programs. */
 int nb_platform_is_gpu(void);
 /* What the results CSV calls the device: the GPU's name, or the CPU's model. */

@@ -50,6 +50,15 @@ void nb_state64_from(nb_state64 *dst, const nb_state *src)
     dst->time = src->time;
 }
 
+void nb_state64_copy(nb_state64 *dst, const nb_state64 *src)
+{
+    const size_t n = src->systems * src->bodies;
+    for (int k = 0; k < NB_FIELDS; ++k)
+        memcpy(nb_state64_field(dst, k), nb_state64_field(src, k), n * sizeof(double));
+    dst->step = src->step;
+    dst->time = src->time;
+}
+
 static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out)
 {
     const size_t n = s->bodies, first = body / n * n;

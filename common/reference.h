@@ -21,6 +21,8 @@ void nb_state64_free(nb_state64 *s);
 double *nb_state64_field(const nb_state64 *s, int k);
 /* Widen a float state (exactly) into an allocated nb_state64 of the same shape. */
 void nb_state64_from(nb_state64 *dst, const nb_state *src);
+/* dst = src, both allocated, of the same shape. */
+void nb_state64_copy(nb_state64 *dst, const nb_state64 *src);
 
 /* Accelerations of the bodies listed in `index` (all S*N bodies if index is NULL; then count is
  * ignored), into ax/ay/az[k] for the k-th listed body. j = i is skipped, so eps2 = 0 is allowed.

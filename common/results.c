@@ -144,6 +144,9 @@ static int format_row(const nb_result *r, line *l_out)
     add(&l, "%u,%u,%u,", r->gpus, r->threads, r->block);
     add_num(&l, r->clock_mhz > 0.0 ? r->clock_mhz : -1.0);
     add_text(&l, r->config, 0);
+    add_num(&l, r->region_s);
+    add_text(&l, r->worker ? r->worker : "", 0);
+    add_text(&l, r->timing ? r->timing : "", 0);
     add_text(&l, r->date, 0);
     add_text(&l, r->commit, 1);
     *l_out = l;

@@ -14,14 +14,15 @@ extern "C" {
 #define NB_RESULTS_HEADER                                                                          \
     "step,name,build,tag,model,masses,systems,bodies,steps,dt,eps,seed,repeat,"                      \
     "e2e_s,e2e_min_s,e2e_max_s,kernel_s,kernel_min_s,kernel_max_s,ginteractions_s,gflops,"          \
-    "acc_rms,acc_max,state_pos,state_vel,timed_change,timed_state,checked,pass,device,gpus,threads,block,clock_mhz,config,date,commit"
+    "acc_rms,acc_max,state_pos,state_vel,timed_change,timed_state,checked,pass,device,gpus,threads,block,clock_mhz,config," \
+    "region_s,worker,timing,date,commit"
 
 typedef struct nb_result {
     const char *step, *name, *build, *tag, *model, *masses;
     uint64_t systems, bodies, steps, seed, repeat;
     double dt, eps;
-    double e2e_s, e2e_min_s, e2e_max_s;          /* end to end: upload, loop, download */
-    double kernel_s, kernel_min_s, kernel_max_s; /* the time loop alone (nb_region_*) */
+    double e2e_s, e2e_min_s, e2e_max_s;          /* a whole call, the judge's clock: input handed over to output received */
+    double kernel_s, kernel_min_s, kernel_max_s; /* the time loop, the judge's clock (`timing` says how) */
     double ginteractions_s, gflops;              /* from kernel_s */
     double acc_rms, acc_max, state_pos, state_vel; /* negative: not measured (empty field) */
     double timed_change, timed_state;            /* the timed repeats' worst errors against fp64 (validate.h,
@@ -31,7 +32,11 @@ typedef struct nb_result {
     const char *device;
     unsigned gpus, threads, block;
     double clock_mhz;                            /* 0: not measured */
-    const char *config, *date, *commit;
+    const char *config;
+    double region_s;                             /* the step's own nb_region_begin/end: shown, never graded */
+    const char *worker;                          /* sandboxed or unsandboxed */
+    const char *timing;                          /* k-2k (GPU: a call of 2k steps less one of k) or call */
+    const char *date, *commit;
 } nb_result;
 
 /* Append a row to `path`, writing the header first if the file is new or empty; refuse a file whose

@@ -5,7 +5,8 @@
 # written by report/plots/figures.sh) read the registry here; C reads it in grading/registry.c.
 #   registry_table            the registry as a table: the column names, then one line per step, tab-separated;
 #                             flags as compiler words ("\," in steps.list is a comma inside one flag: read here,
-#                             and nowhere else), or none
+#                             and nowhere else), or none; and, last, the column check, derived here from the
+#                             features (tree for a step with theta, else exact)
 #   registry_field STEP COL   column COL of STEP (its id or its folder)
 #   registry_where COL VALUE [OUT...]   columns OUT (default id), tab-separated, of every step whose COL is
 #                             VALUE, one line each, in the registry's order
@@ -18,7 +19,9 @@ STEPS_LIST=${STEPS_LIST:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/steps.
 registry_table() {
     [ -r "$STEPS_LIST" ] || { echo "steps.sh: cannot read $STEPS_LIST" >&2; return 2; }
     awk -v OFS='\t' -v list="$STEPS_LIST" '
-        !n && /^#id[ \t]/ { n = split(substr($0, 2), name); $0 = substr($0, 2); $1 = $1; print; next }
+        !n && /^#id[ \t]/ { n = split(substr($0, 2), name); $0 = substr($0, 2); $1 = $1
+                            for (k = 1; k <= n; ++k) if (name[k] == "features") fcol = k
+                            print $0 (fcol ? OFS "check" : ""); next }
         $1 ~ /^[0-9]+$/ {
             if (!n) exit
             rest = $0; row = ""
@@ -29,6 +32,7 @@ registry_table() {
                 row = row f OFS
             }
             gsub(/[ \t]+/, " ", rest); sub(/^ /, "", rest); sub(/ $/, "", rest)
+            if (fcol) { split(row, cell, OFS); rest = rest OFS ((("," cell[fcol] ",") ~ /,theta,/) ? "tree" : "exact") }
             print row rest
         }
         END { if (!n) { print "steps.sh: " list ": no header line (#id folder ...) before the steps" > "/dev/stderr"; exit 2 } }

@@ -216,7 +216,7 @@ static nb_run trial_run(const nb_run *tmpl, uint64_t steps, float dt)
     return r;
 }
 
-int nb_trial_accel(nb_step_fn step, const nb_run *tmpl, const nb_state *initial, nb_state *trial)
+int nb_trial_accel(nb_step_fn step, void *ctx, const nb_run *tmpl, const nb_state *initial, nb_state *trial)
 {
     const size_t total = nb_state_count(initial);
     nb_state_copy(trial, initial);
@@ -224,14 +224,15 @@ int nb_trial_accel(nb_step_fn step, const nb_run *tmpl, const nb_state *initial,
     memset(trial->vy, 0, total * sizeof(float));
     memset(trial->vz, 0, total * sizeof(float));
     const nb_run r = trial_run(tmpl, 1, 1.0f);
-    return step(trial, &r);
+    return step(ctx, trial, &r);
 }
 
-int nb_trial_state(nb_step_fn step, const nb_run *tmpl, const nb_state *initial, float dt, nb_state *trial)
+int nb_trial_state(nb_step_fn step, void *ctx, const nb_run *tmpl, const nb_state *initial, float dt,
+                   nb_state *trial)
 {
     nb_state_copy(trial, initial);
     const nb_run r = trial_run(tmpl, NB_CHECK_STEPS, dt);
-    return step(trial, &r);
+    return step(ctx, trial, &r);
 }
 
 int nb_check_timed(nb_check *c, const nb_state *initial, const nb_state *got, const nb_state64 *want,

@@ -32,7 +32,7 @@ double nb_tol_acc_rms(size_t bodies);
  * own limits, calibrated in common/README.md ("Tree codes"): the rms and the worst body's relative
  * acceleration error (same normalisation as above), and the state after NB_CHECK_STEPS steps. At
  * theta = 0 a tree step sums every pair and is held to the exact limits above. */
-#define NB_TOL_TREE_THETA 0.35   /* up to this opening angle (the default) ... */
+#define NB_TOL_TREE_THETA NB_THETA_DEFAULT /* up to the default opening angle ... */
 #define NB_TOL_TREE_RMS 1e-3     /* ... the rms relative acceleration error, */
 #define NB_TOL_TREE_MAX 3e-2     /* the worst body's, */
 #define NB_TOL_TREE_STATE 1e-3   /* and positions and velocities after NB_CHECK_STEPS steps; as theta^4 above */
@@ -83,16 +83,18 @@ int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want);
 int nb_check_timed(nb_check *c, const nb_state *initial, const nb_state *got, const nb_state64 *want,
                    uint64_t steps, double dt);
 
-/* The step under test: nb_step_run in the programs; the tests also pass planted faults. */
-typedef int (*nb_step_fn)(nb_state *state, const nb_run *run);
+/* The step under test, called with `ctx`: a worker call in the judge (common/judge.c); in the tests,
+ * nb_step_run itself or a planted fault. */
+typedef int (*nb_step_fn)(void *ctx, nb_state *state, const nb_run *run);
 
 /* Run `step` on a copy of `initial` the way validation does, into `trial` (allocated, the same
  * shape), with `tmpl`'s softening, knobs and clock, without snapshots. nb_trial_accel: one step
  * from rest with dt = 1 (for nb_check_accel); nb_trial_state: NB_CHECK_STEPS steps of `dt` from the
  * initial velocities (for nb_check_state). The template's clock is kept: to the step these runs look
  * like the timed ones. Return what the step returned. */
-int nb_trial_accel(nb_step_fn step, const nb_run *tmpl, const nb_state *initial, nb_state *trial);
-int nb_trial_state(nb_step_fn step, const nb_run *tmpl, const nb_state *initial, float dt, nb_state *trial);
+int nb_trial_accel(nb_step_fn step, void *ctx, const nb_run *tmpl, const nb_state *initial, nb_state *trial);
+int nb_trial_state(nb_step_fn step, void *ctx, const nb_run *tmpl, const nb_state *initial, float dt,
+                   nb_state *trial);
 
 /* 1 if everything that was checked is within tolerance and finite. */
 int nb_check_passed(const nb_check *c);

@@ -1,7 +1,11 @@
 /* variant.c: exact re-presentations of one problem (variant.h). */
 #include "variant.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 void nb_variant_pick(nb_variant *v, uint64_t k, size_t bodies)
 {
@@ -13,6 +17,31 @@ void nb_variant_pick(nb_variant *v, uint64_t k, size_t bodies)
     for (int d = 0; d < 3; ++d)
         v->flip[d] = (signs >> d) & 1u;
     v->shift = bodies ? (size_t)((k * (bodies / 8 * 3 + 1)) % bodies) : 0;
+}
+
+void nb_variant_draw(nb_variant *v, size_t bodies)
+{
+    uint64_t bits[2] = {0, 0};
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(bits, sizeof bits, 1, f) != 1) { /* no /dev/urandom: the clock and the process */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        bits[0] = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+        bits[1] = bits[0] * 6364136223846793005ull + (uint64_t)ts.tv_sec;
+    }
+    if (f)
+        fclose(f);
+    static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    do {
+        const int *p = perms[bits[0] % 6];
+        for (int d = 0; d < 3; ++d) {
+            v->axis[d] = p[d];
+            v->flip[d] = (int)((bits[0] >> (8 + d)) & 1u);
+        }
+        v->shift = bodies ? (size_t)(bits[1] % bodies) : 0;
+        bits[0] = bits[0] * 6364136223846793005ull + 1442695040888963407ull;
+        bits[1] ^= bits[0] >> 7;
+    } while (nb_variant_is_identity(v));
 }
 
 int nb_variant_is_identity(const nb_variant *v)

@@ -20,6 +20,9 @@ typedef struct nb_variant {
 
 /* Variant k of a problem of N bodies per system (k = 0: the identity). */
 void nb_variant_pick(nb_variant *v, uint64_t k, size_t bodies);
+/* A variant drawn at random (the kernel's random numbers), never the identity where N > 1 or an axis
+ * can turn: the judge's, unknown to a worker until it gets its input. */
+void nb_variant_draw(nb_variant *v, size_t bodies);
 int nb_variant_is_identity(const nb_variant *v);
 /* dst = the variant of src; nb_variant_undo: src is a variant's state, dst the original's. The same
  * shape, not the same arrays; step and time are copied. */

@@ -4,7 +4,7 @@
 #define _GNU_SOURCE /* strdup */
 #include "cases.h"
 #include "grade.h"
-#include "judge.h"
+#include "verdict.h"
 #include "proc.h"
 #include "registry.h"
 #include "rows.h"
@@ -79,11 +79,11 @@ void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
             char n[32], s[32];
             textf(n, sizeof n, "%llu", (unsigned long long)c->bodies);
             textf(s, sizeof s, "%llu", (unsigned long long)c->systems);
-            char *argv[] = {(char *)bin, "-q", "--validate-only", "--ref-cache", (char *)o->ref_cache, "--csv",
-                            sl->csv, "--tag", "grade-check", "-n", n, "-S", s, "--model", (char *)c->model,
-                            "--masses", (char *)c->masses, NULL};
-            char *launched[MAX_ARGS];
-            if (spawn(launch_argv(out->s, argv, launched), sl->log, &jobs[k]) != NB_EXIT_OK)
+            char *argv[32] = {(char *)bin, "-q", "--validate-only", "--ref-cache", (char *)o->ref_cache, "--csv",
+                              sl->csv, "--tag", "grade-check", "-n", n, "-S", s, "--model", (char *)c->model,
+                              "--masses", (char *)c->masses};
+            sandbox_words(o, argv, 17);
+            if (spawn(argv, sl->log, &jobs[k]) != NB_EXIT_OK)
                 nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
             ++running;
         }
@@ -95,7 +95,7 @@ void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
         slot *sl = &slots[k];
         const check_case *c = &g->cases[sl->index];
         char *row = NULL, why[600], name[96];
-        const int passed = judge_run(o->timeout, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
+        const int passed = verdict_of_run(o->timeout, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
                                      why, sizeof why);
         case_name(c, name, sizeof name);
         if (row && g->checks)

@@ -1,4 +1,4 @@
-/* cases.h: the correctness cases (floor 4: includes grade.h, judge.h and below). */
+/* cases.h: the correctness cases (floor 4: includes grade.h, verdict.h and below). */
 #ifndef GRADING_CASES_H
 #define GRADING_CASES_H
 

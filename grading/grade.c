@@ -25,6 +25,7 @@
 #include "results.h"
 #include "timing.h"
 #include "util.h"
+#include "worker_call.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -198,6 +199,23 @@ int main(int argc, char **argv)
     textf(logs, sizeof logs, "%s/logs", o->out);
     if (mkdirs(logs) != NB_EXIT_OK || mkdirs(o->ref_cache) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
+    if (!realpath(o->out, g.o.out_abs)) {
+        nb_error("--out %s: %s", o->out, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    if (strcmp(o->sandbox, "off") != 0 && !o->plot_csv && !o->count_gpus) {
+        char why[256];
+        if (!nb_sandbox_available(why, sizeof why)) {
+            if (!strcmp(o->sandbox, "require")) {
+                nb_error("no sandbox for the steps' workers: %s; --sandbox require (grading other people's code) "
+                         "refuses to grade without one", why);
+                return NB_EXIT_ERROR;
+            }
+            printf("grade: no sandbox for the steps' workers (%s): they run unsandboxed, where a step could read "
+                   "the references and change what the grader writes\n", why);
+            g.o.sandbox = "off";
+        }
+    }
     probe_gpus(o->probe, o->out, &g.gpus);
     if (o->count_gpus) {
         printf("%d\n", g.gpus.count);

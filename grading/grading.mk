@@ -24,7 +24,7 @@ GRADE_ARGS = --registry steps.list --build '$(BUILD)' --out '$(GRADE_DIR)' --mak
 
 # The grader's parts, floor by floor (grading/README.md, "Which file does what"): each .c has its own
 # header, and includes only headers of its own floor or below; grade.h holds the shared types.
-GRADER_SRC := text.c proc.c rows.c gpus.c registry.c options.c judge.c cases.c timed_run.c race.c table.c \
+GRADER_SRC := text.c proc.c rows.c gpus.c registry.c options.c verdict.c cases.c timed_run.c race.c table.c \
   ladder_plot.c grade.c
 GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/grading/%.o)
 
@@ -65,8 +65,9 @@ grade-selftest: $(GRADER)  ## show the grader FAILs broken copies of step00 (and
 	  GRADE_JOBS='$(GRADE_JOBS)' GRADE_TIMEOUT='$(GRADE_TIMEOUT)' GRADE_CHECK_N='$(GRADE_CHECK_N)' \
 	  bash grading/selftest.sh
 
-# A copy of a step's source, built outside the tree exactly as the step is (its flags, its main.o, the
-# library), for grade-selftest: make grade-copy COPY_ID=00 COPY_SRC=dir/nbody.c COPY_BIN=dir/step00 [COPY_FLAGS=...]
+# A copy of a step's source, built outside the tree exactly as the step is (its flags, its judge, the
+# worker's objects, the library), for grade-selftest: make grade-copy COPY_ID=00 COPY_SRC=dir/nbody.c
+# COPY_BIN=dir/step00 [COPY_FLAGS=...] makes the judge dir/step00 and its worker dir/step00-worker.
 ifneq ($(COPY_BIN),)
 COPY_FOLDER := $(call folder_of,$(COPY_ID))
 COPY_LANG := $(call lang_of,$(COPY_ID))
@@ -75,12 +76,14 @@ $(error COPY_ID=$(COPY_ID): no such step in steps.list)
 endif
 .PHONY: grade-copy
 grade-copy: $(COPY_BIN)
+$(COPY_BIN): $(BUILD)/obj/$(COPY_FOLDER)/judge.o $(LIBNBODY) $(COPY_BIN)-worker
+	$(link_judge)
 ifeq ($(COPY_LANG),c)
-$(COPY_BIN): $(COPY_SRC) $(BUILD)/obj/$(COPY_FOLDER)/main.o $(BUILD)/obj/common/host.o $(LIBNBODY)
+$(COPY_BIN)-worker: $(COPY_SRC) $(call worker_objs,$(COPY_ID),$(COPY_FOLDER),c)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) -c $< -o $@.o
 	$(CC) -fopenmp $(LDFLAGS) -o $@ $@.o $(filter-out $<,$^) $(LDLIBS)
 else
-$(COPY_BIN): $(COPY_SRC) $(BUILD)/obj/$(COPY_FOLDER)/main.o $(BUILD)/obj/common/device.o $(if $(call launch_of,$(COPY_ID)),$(MPI_OBJ)) $(LIBNBODY)
+$(COPY_BIN)-worker: $(COPY_SRC) $(call worker_objs,$(COPY_ID),$(COPY_FOLDER),cu)
 	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) $(if $(call launch_of,$(COPY_ID)),$(call mpi_for_nvcc,$(MPI_CFLAGS))) -c $< -o $@.o
 	$(NVCC) -arch=sm_$(CUDA_ARCH) -o $@ $@.o $(filter-out $<,$^) -Xcompiler -fopenmp $(NVCC_LDFLAGS) $(if $(call launch_of,$(COPY_ID)),$(call mpi_for_nvcc,$(MPI_LIBS))) $(LDLIBS)
 endif

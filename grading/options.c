@@ -38,6 +38,9 @@ static void usage(FILE *f)
             "      --ref-cache DIR     keep the fp64 references here (default OUT/ref-cache)\n"
             "      --jobs J            cases run at once (default 1)\n"
             "      --timeout SECONDS   limit for one case, the timing run or a build (default 900)\n"
+            "      --sandbox MODE      the steps' workers: auto (default: bubblewrap where it runs, else said\n"
+            "                          once and unsandboxed), require (refuse to grade without it), off\n"
+            "      --sandbox-hide DIR  one more folder the workers must not see (OUT always; up to 2)\n"
             "\n"
             "Timing (after validation at that size and one warm-up step)\n"
             "      --bodies N          ladder size (default 65536)\n"
@@ -84,12 +87,26 @@ static int parse_list(const char *text, const char *option, uint64_t *out, size_
     return NB_EXIT_OK;
 }
 
+size_t sandbox_words(const options *o, char **words, size_t k)
+{
+    words[k++] = "--sandbox";
+    words[k++] = (char *)o->sandbox;
+    const char *hide[3] = {o->out_abs, o->hide[0], o->hide[1]};
+    for (size_t h = 0; h < 1 + o->hide_count; ++h)
+        if (hide[h] && hide[h][0]) {
+            words[k++] = "--sandbox-hide";
+            words[k++] = (char *)hide[h];
+        }
+    words[k] = NULL;
+    return k;
+}
+
 int parse_args(int argc, char **argv, options *o)
 {
     static char default_cache[4200];
     enum { O_STEPS = 256, O_REGISTRY, O_BUILD, O_MAKE, O_NVCC, O_BINARY, O_LABEL, O_CHECK_N, O_REF_CACHE, O_JOBS,
            O_TIMEOUT, O_BODIES, O_SYSTEMS, O_GPU_STEPS, O_CPU_STEPS, O_REPEAT, O_NO_TIMING, O_OUT, O_PROBE,
-           O_GP, O_INSTR, O_PLOT, O_COUNT, O_RACE };
+           O_GP, O_INSTR, O_PLOT, O_COUNT, O_RACE, O_SANDBOX, O_HIDE };
     static const struct option longs[] = {
         {"steps", required_argument, 0, O_STEPS}, {"registry", required_argument, 0, O_REGISTRY},
         {"build", required_argument, 0, O_BUILD}, {"make", required_argument, 0, O_MAKE},
@@ -103,6 +120,7 @@ int parse_args(int argc, char **argv, options *o)
         {"probe", required_argument, 0, O_PROBE}, {"gnuplot-script", required_argument, 0, O_GP},
         {"instructions", required_argument, 0, O_INSTR}, {"plot", required_argument, 0, O_PLOT},
         {"count-gpus", no_argument, 0, O_COUNT}, {"race-binary", required_argument, 0, O_RACE},
+        {"sandbox", required_argument, 0, O_SANDBOX}, {"sandbox-hide", required_argument, 0, O_HIDE},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->registry = "steps.list";
@@ -120,6 +138,7 @@ int parse_args(int argc, char **argv, options *o)
     o->repeat = 3;
     o->jobs = 1;
     o->timeout = 900.0;
+    o->sandbox = "auto";
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
@@ -149,6 +168,22 @@ int parse_args(int argc, char **argv, options *o)
         case O_INSTR: o->instructions = optarg; break;
         case O_PLOT: o->plot_csv = optarg; break;
         case O_COUNT: o->count_gpus = 1; break;
+        case O_SANDBOX:
+            o->sandbox = optarg;
+            if (strcmp(optarg, "auto") && strcmp(optarg, "require") && strcmp(optarg, "off")) {
+                nb_error("--sandbox '%s': must be auto, require or off", optarg);
+                rc = NB_EXIT_ERROR;
+            }
+            break;
+        case O_HIDE:
+            if (o->hide_count == 2 || optarg[0] != '/') {
+                nb_error(o->hide_count == 2 ? "--sandbox-hide: at most 2 folders" : "--sandbox-hide '%s': give an "
+                         "absolute path", optarg);
+                rc = NB_EXIT_ERROR;
+            } else {
+                o->hide[o->hide_count++] = optarg;
+            }
+            break;
         case 'h': usage(stdout); return NB_EXIT_OK;
         case ':': nb_error("%s needs a value (grade --help lists the options)", argv[optind - 1]); return NB_EXIT_ERROR;
         default:

@@ -15,7 +15,15 @@ typedef struct options {
     uint64_t bodies, systems, gpu_steps, cpu_steps, repeat, jobs;
     double timeout;
     int no_timing, count_gpus;
+    const char *sandbox;     /* --sandbox, passed to every step program (common/worker_call.h) */
+    const char *hide[2];     /* --sandbox-hide: folders the workers must not see, besides OUT */
+    size_t hide_count;
+    char out_abs[4200];      /* OUT as an absolute path: hidden from every worker */
 } options;
+
+/* The words every step program gets for its worker's sandbox (--sandbox MODE, --sandbox-hide DIR for OUT
+ * and each --sandbox-hide), into words[] after the k already there; returns the new count. */
+size_t sandbox_words(const options *o, char **words, size_t k);
 
 /* Fills o from the command line. -1 to go on, or an exit status (0 after --help, 2 for bad input). */
 int parse_args(int argc, char **argv, options *o);

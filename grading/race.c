@@ -1,9 +1,10 @@
 /* race.c: the data-race check of a CPU step (grading/README.md, "What it checks"). A race on variables
  * that all threads share (a body's accumulators declared outside the parallel loop) usually hides in an
  * optimised build: the compiler keeps them in registers, and the cases pass. Built without optimisation
- * (-O0: every += a load and a store to the shared variable), the same step is run at one thread and at
- * many more threads than cores; a step without a race writes the same bytes both times (every body's
- * sum is one thread's, in one order), a racy one does not. */
+ * (-O0: every += a load and a store to the shared variable; __OPTIMIZE__ defined and __NO_INLINE__ not,
+ * as in an optimised build, so that the source cannot tell), the same step is run at one thread and at
+ * as many as the cores; a step without a race writes the same bytes both times (every body's sum is one
+ * thread's, in one order), a racy one does not. */
 #include "race.h"
 #include "grade.h"
 #include "proc.h"
@@ -40,9 +41,10 @@ static int race_run(const grader *g, const char *bin, unsigned threads, const ch
                     char *why, size_t len)
 {
     char env[64];
-    textf(env, sizeof env, "OMP_NUM_THREADS=%u", threads);
-    char *argv[] = {"env", env, "OMP_WAIT_POLICY=passive", (char *)bin, "-q", "-n", "1000", "-S", "3", "--masses",
-                    "random", "--steps", "4", "--repeat", "1", "--validate", "off", "-o", (char *)out, NULL};
+    textf(env, sizeof env, "OMP_NUM_THREADS=%u", threads); /* the judge's: it hands the count to the worker */
+    char *argv[40] = {"env", env, (char *)bin, "-q", "-n", "1000", "-S", "3", "--masses", "random", "--steps", "4",
+                      "--repeat", "1", "--validate", "off", "-o", (char *)out};
+    sandbox_words(&g->o, argv, 19);
     run_result r;
     if (run_one(argv, log, g->o.timeout, &r) != NB_EXIT_OK)
         nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
@@ -71,7 +73,7 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
             exit(NB_EXIT_ERROR);
         unlink(bin);
         textf(cmd, sizeof cmd, "%s -s --no-print-directory BUILD='%s' grade-copy COPY_ID='%s' COPY_SRC='%s/nbody.%s' "
-              "COPY_BIN='%s' COPY_FLAGS=-O0", g->o.make ? g->o.make : "make", g->o.build, s->id, s->folder, s->lang, bin);
+              "COPY_BIN='%s' COPY_FLAGS='-O0 -D__OPTIMIZE__=1 -U__NO_INLINE__'", g->o.make ? g->o.make : "make", g->o.build, s->id, s->folder, s->lang, bin);
         char *argv[] = {"/bin/sh", "-c", cmd, NULL};
         progress(g->tty, "  %s %s: race check: building it without optimisation (-O0)", s->id, out->name);
         run_result r;
@@ -86,8 +88,10 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
             return;
         }
     }
+    /* As many threads as the graded runs have (the cores, at least 2), so that the worker cannot tell this
+     * run from the others by its thread count. */
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const unsigned many = 4u * (unsigned)(cores > 2 ? cores : 2); /* many more threads than cores */
+    const unsigned many = (unsigned)(cores > 2 ? cores : 2);
     char one[4400], lots[4400], log1[4400], logn[4400];
     textf(one, sizeof one, "%s/race-1.nbs", logdir);
     textf(lots, sizeof lots, "%s/race-%u.nbs", logdir, many);

@@ -1,5 +1,5 @@
 /* registry.c: steps.list, the one registry of steps: reading it, selecting the steps to grade, and the
- * command line a step is launched with (through mpirun for an mpi:R step). */
+ * steps' facts (an mpi:R step's judge starts its worker through mpirun itself). */
 #define _GNU_SOURCE /* strtok_r */
 #include "registry.h"
 #include "text.h"
@@ -41,21 +41,22 @@ int read_registry(const char *path, registry *r)
             continue;
         step s;
         memset(&s, 0, sizeof s);
-        char gpus[16], flags[256], launch[32];
-        if (sscanf(line, "%15s %63s %7s %15s %255s %15s %15s %31s", s.id, s.folder, s.lang, gpus, flags, s.from,
-                   s.check, launch) != 8 ||
+        char gpus[16], flags[256], features[128], launch[32];
+        if (sscanf(line, "%15s %63s %7s %15s %255s %15s %127s %31s", s.id, s.folder, s.lang, gpus, flags, s.from,
+                   features, launch) != 8 ||
             !is_number(gpus) || (strcmp(s.lang, "c") && strcmp(s.lang, "cu")) ||
-            (strcmp(s.from, "-") && !is_number(s.from)) || (strcmp(s.check, "exact") && strcmp(s.check, "tree")) ||
+            (strcmp(s.from, "-") && !is_number(s.from)) || (s.features = nb_features_parse(features)) == ~0u ||
             (strcmp(launch, "-") && (strncmp(launch, "mpi:", 4) || !is_number(launch + 4) ||
                                      strtoul(launch + 4, NULL, 10) < 1 || strtoul(launch + 4, NULL, 10) > 64))) {
-            nb_error("%s line %zu: expected 'id folder c|cu gpus flags from|- exact|tree -|mpi:R summary'", path,
-                     lineno);
+            nb_error("%s line %zu: expected 'id folder c|cu gpus flags from|- features|- -|mpi:R summary' (features: "
+                     "comma-separated, of %s)", path, lineno, NB_FEATURE_NAMES);
             fclose(f);
             free(r->steps);
             return NB_EXIT_ERROR;
         }
         if (!strcmp(s.from, "-"))
             s.from[0] = '\0';
+        snprintf(s.check, sizeof s.check, "%s", s.features & NB_FEATURE_THETA ? "tree" : "exact");
         s.ranks = strcmp(launch, "-") ? (unsigned)strtoul(launch + 4, NULL, 10) : 0;
         snprintf(s.ranks_text, sizeof s.ranks_text, "%u", s.ranks);
         s.gpus = (unsigned)strtoul(gpus, NULL, 10);
@@ -117,25 +118,4 @@ int select_steps(registry *r, const char *list)
     for (size_t k = 0; k < r->count && !any; ++k)
         r->steps[k].selected = 1;
     return NB_EXIT_OK;
-}
-
-/* A step's command line as the registry launches it: an mpi:R step through `mpirun -np R` (as root only
- * with --allow-run-as-root, and --oversubscribe only where the machine has fewer cores than ranks). */
-char *const *launch_argv(const step *s, char *const argv[], char *out[MAX_ARGS])
-{
-    if (!s->ranks)
-        return argv;
-    size_t k = 0;
-    out[k++] = "mpirun";
-    out[k++] = "-np";
-    out[k++] = (char *)s->ranks_text;
-    if (geteuid() == 0)
-        out[k++] = "--allow-run-as-root";
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores > 0 && (unsigned long)cores < s->ranks)
-        out[k++] = "--oversubscribe";
-    for (size_t j = 0; argv[j] && k + 1 < MAX_ARGS; ++j)
-        out[k++] = argv[j];
-    out[k] = NULL;
-    return out;
 }

@@ -4,7 +4,7 @@
 #include "timed_run.h"
 #include "gpus.h"
 #include "grade.h"
-#include "judge.h"
+#include "verdict.h"
 #include "proc.h"
 #include "registry.h"
 #include "rows.h"
@@ -56,16 +56,16 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
     textf(s, sizeof s, "%llu", (unsigned long long)o->systems);
     textf(k, sizeof k, "%llu", (unsigned long long)(gpu ? o->gpu_steps : o->cpu_steps));
     textf(r, sizeof r, "%llu", (unsigned long long)o->repeat);
-    char *argv[] = {(char *)bin, "-q", "--ref-cache", (char *)o->ref_cache, "--csv", csv, "--tag", "grade-ladder",
-                    "-n", n, "-S", s, "-k", k, "-r", r, NULL};
+    char *argv[32] = {(char *)bin, "-q", "--ref-cache", (char *)o->ref_cache, "--csv", csv, "--tag", "grade-ladder",
+                      "-n", n, "-S", s, "-k", k, "-r", r};
+    sandbox_words(o, argv, 16);
     progress(g->tty, "  %s %s: timing N=%s S=%s, %s step%s: validation, warm-up, %s repeats", out->s->id, out->name, n,
              s, k, strcmp(k, "1") ? "s" : "", r);
     run_result res;
-    char *launched[MAX_ARGS];
-    if (run_one(launch_argv(out->s, argv, launched), log, o->timeout, &res) != NB_EXIT_OK)
+    if (run_one(argv, log, o->timeout, &res) != NB_EXIT_OK)
         nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
     char *row = NULL, why[600];
-    const int passed = judge_run(o->timeout, &res, csv, log, &row, &out->worst_acc, &out->worst_state, why, sizeof why);
+    const int passed = verdict_of_run(o->timeout, &res, csv, log, &row, &out->worst_acc, &out->worst_state, why, sizeof why);
     ++out->cases;
     if (!passed) {
         out->v = V_FAIL;

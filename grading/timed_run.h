@@ -1,4 +1,4 @@
-/* timed_run.h: the ladder run, the one that is timed (floor 4: includes grade.h, judge.h and below). */
+/* timed_run.h: the ladder run, the one that is timed (floor 4: includes grade.h, verdict.h and below). */
 #ifndef GRADING_TIMED_RUN_H
 #define GRADING_TIMED_RUN_H
 

@@ -125,9 +125,6 @@ __global__ void kick_drift(nbd_soa bodies, const float4 *partial, int n, int sys
 #define MAX_GROUPS 16 /* groups of systems for the first and last step; the last one takes the rest */
 #define GROWTH 2      /* each group this many times the one before: its copy hides behind their compute */
 
-/* The features the harness asks about: this step writes its own snapshots (common/nbody.h). */
-extern "C" const unsigned nb_step_features = NB_FEATURE_SNAPSHOTS;
-
 /* One launch of forces + kick_drift over systems [first, first + count), on its own stream. */
 typedef struct launch {
     int first, count, slices, tiles_per_slice;

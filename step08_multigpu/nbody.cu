@@ -121,8 +121,6 @@ __global__ void kick_drift(nbd_soa bodies, const float4 *partial, int n, int sys
 
 #define MAX_GPUS 64
 
-/* The features the harness asks about: this step uses several GPUs (common/nbody.h). */
-extern "C" const unsigned nb_step_features = NB_FEATURE_MULTI_GPU;
 
 /* What one GPU holds and does: systems [first_system, +systems) whole, bodies [own_first, +own_count)
  * of each of them its own. */

@@ -44,7 +44,6 @@
 static_assert(GROUP % 32 == 0 && BODIES_PER_LANE >= 1 && WARPS >= 1, "a group is whole chunks of 32 bodies");
 static const int unroll_factor = UNROLL; /* #pragma unroll takes a constant, not a macro */
 
-const unsigned nb_step_features = NB_FEATURE_DETERMINISTIC;
 
 /* Group `group`'s i-bodies against j-chunks [c0, c1); diagonal when they are the group's own.
  * `slot`: the item's place among its group's items (chunk order), for the fixed-order sums. */

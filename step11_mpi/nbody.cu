@@ -138,8 +138,6 @@ __global__ void kick_drift(nbd_soa bodies, const float4 *partial, int systems, i
     }
 }
 
-/* The features the harness asks about: --gpus G (ranks take GPUs local rank mod G; common/nbody.h). */
-extern "C" const unsigned nb_step_features = NB_FEATURE_MULTI_GPU;
 
 /* What this rank holds and does: systems [first_system, +systems), and of each of them bodies
  * [own_first, +own_count), the only ones it keeps on its GPU (compact: row length own_count). */

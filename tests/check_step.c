@@ -24,6 +24,17 @@
 #error "compile with -DNB_STEP_NAME='\"stepNN_name\"' (tests/tests.mk does)"
 #endif
 
+/* The step linked into this suite, as the validation's runs call it. */
+#ifndef NB_STEP_FEATURES /* the step's features column of steps.list (the Makefile passes it) */
+#define NB_STEP_FEATURES "-"
+#endif
+
+static int step_direct(void *ctx, nb_state *state, const nb_run *run)
+{
+    (void)ctx;
+    return nb_step_run(state, run);
+}
+
 static const double PI = 3.14159265358979323846;
 static int gpu; /* this step runs on the GPU: larger sizes, no fork */
 
@@ -99,13 +110,13 @@ START_TEST(against_reference)
     nb_ref_accel(&ref, eps2, NULL, 0, acc, acc + total, acc + 2 * total);
     nb_check check;
     nb_check_init(&check);
-    ck_assert_msg(nb_trial_accel(nb_step_run, &run, &init, &trial) == NB_EXIT_OK, "%s: the step failed", what);
+    ck_assert_msg(nb_trial_accel(step_direct, NULL, &run, &init, &trial) == NB_EXIT_OK, "%s: the step failed", what);
     ck_assert_int_eq(nb_check_accel(&check, &init, &trial, NULL, 0, acc, acc + total, acc + 2 * total), NB_EXIT_OK);
     free(acc);
 
     /* Positions and velocities after NB_CHECK_STEPS steps of NB_CHECK_DT. */
     ck_assert_int_eq(nb_ref_run(&ref, NB_CHECK_STEPS, NB_CHECK_DT, eps2), NB_EXIT_OK);
-    ck_assert_msg(nb_trial_state(nb_step_run, &run, &init, (float)NB_CHECK_DT, &trial) == NB_EXIT_OK,
+    ck_assert_msg(nb_trial_state(step_direct, NULL, &run, &init, (float)NB_CHECK_DT, &trial) == NB_EXIT_OK,
                   "%s: the step failed", what);
     ck_assert_int_eq(nb_check_state(&check, &trial, &ref), NB_EXIT_OK);
     for (size_t i = 0; i < total; ++i)
@@ -306,7 +317,7 @@ START_TEST(deterministic_is_bit_identical)
     nb_ref_accel(&ref, 1e-4, NULL, 0, acc, acc + systems * n, acc + 2 * systems * n);
     nb_check check;
     nb_check_init(&check);
-    ck_assert_int_eq(nb_trial_accel(nb_step_run, &run, &init, &a), NB_EXIT_OK);
+    ck_assert_int_eq(nb_trial_accel(step_direct, NULL, &run, &init, &a), NB_EXIT_OK);
     ck_assert_int_eq(nb_check_accel(&check, &init, &a, NULL, 0, acc, acc + systems * n, acc + 2 * systems * n),
                      NB_EXIT_OK);
     free(acc);
@@ -350,7 +361,7 @@ static void tree_check(const nb_state *init, float theta, const char *what)
     nb_check check;
     nb_check_init(&check);
     check.theta = theta;
-    ck_assert_msg(nb_trial_accel(nb_step_run, &run, init, &trial) == NB_EXIT_OK, "%s: the step failed", what);
+    ck_assert_msg(nb_trial_accel(step_direct, NULL, &run, init, &trial) == NB_EXIT_OK, "%s: the step failed", what);
     ck_assert_int_eq(nb_check_accel(&check, init, &trial, NULL, 0, acc, acc + total, acc + 2 * total), NB_EXIT_OK);
     printf("%s %s theta=%g: acc rms %.2e (tol %.1e) max %.2e (tol %.1e)\n", NB_STEP_NAME, what, theta, check.acc_rms,
            check.tol_rms, check.acc_max, check.tol_max);
@@ -437,12 +448,12 @@ int main(void)
     TCase *contract = nbt_tcase(suite, "contract", 120);
     add(contract, zero_steps_change_nothing, "zero steps change nothing");
     add(contract, calls_continue_each_other, "calls continue each other");
-    if (nb_step_features & NB_FEATURE_THETA) {
+    if (nb_features_parse(NB_STEP_FEATURES) & NB_FEATURE_THETA) {
         TCase *tree = nbt_tcase(suite, "tree", 300);
         add(tree, tree_within_its_limits, "the default theta and 0.7 within the tree class's limits");
         add(tree, tree_hard_inputs, "one point, a far body, coincident pairs");
     }
-    if (nb_step_features & NB_FEATURE_DETERMINISTIC)
+    if (nb_features_parse(NB_STEP_FEATURES) & NB_FEATURE_DETERMINISTIC)
         add(contract, deterministic_is_bit_identical, "--deterministic: validated, bit-identical twice");
 
     if (!gpu)
@@ -450,7 +461,7 @@ int main(void)
     /* No CUDA before a fork: on the GPU nothing forks, and a machine without a GPU skips. */
     nbt_capture err;
     nbt_capture_begin(&err);
-    const int rc = nb_platform_open(0);
+    const int rc = nb_platform_open(0, (nb_features_parse(NB_STEP_FEATURES) & NB_FEATURE_MULTI_GPU) != 0);
     nbt_capture_end(&err);
     if (rc != NB_EXIT_OK) {
         char *why = strstr(err.text, ": ");

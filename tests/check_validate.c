@@ -36,8 +36,9 @@ static fault planted;
 static size_t planted_body; /* NAN_BODY and ONE_BODY_OFF */
 
 /* step00's arithmetic (fp32, softened, j = i included as 0), with `planted` switched in. */
-static int faulty_step(nb_state *s, const nb_run *run)
+static int faulty_step(void *ctx, nb_state *s, const nb_run *run)
 {
+    (void)ctx;
     const size_t n = s->bodies, total = nb_state_count(s);
     float *acc = malloc(3 * total * sizeof(float));
     ck_assert_ptr_nonnull(acc);
@@ -118,11 +119,11 @@ static void validate(fault f, size_t systems, size_t bodies, size_t *index, size
 
     nb_check_init(&out->check);
     out->bodies = bodies;
-    ck_assert_int_eq(nb_trial_accel(faulty_step, &run, &init, &trial), NB_EXIT_OK);
+    ck_assert_int_eq(nb_trial_accel(faulty_step, NULL, &run, &init, &trial), NB_EXIT_OK);
     ck_assert_int_eq(nb_check_accel(&out->check, &init, &trial, index, count, acc, acc + total, acc + 2 * total),
                      NB_EXIT_OK);
     ck_assert_int_eq(nb_ref_run(&ref, NB_CHECK_STEPS, dt, eps2), NB_EXIT_OK);
-    ck_assert_int_eq(nb_trial_state(faulty_step, &run, &init, (float)dt, &trial), NB_EXIT_OK);
+    ck_assert_int_eq(nb_trial_state(faulty_step, NULL, &run, &init, (float)dt, &trial), NB_EXIT_OK);
     ck_assert_int_eq(nb_check_state(&out->check, &trial, &ref), NB_EXIT_OK);
 
     FILE *f_out = fmemopen(out->printed, sizeof out->printed - 1, "w");
@@ -284,7 +285,7 @@ static nb_check timed_check(fault f, uint64_t done, uint64_t k)
     nb_variant_apply(&v, &init, &work);
     nb_run_info info;
     const nb_run run = {.steps = done, .dt = (float)dt, .eps2 = (float)eps2, .info = &info};
-    ck_assert_int_eq(faulty_step(&work, &run), NB_EXIT_OK);
+    ck_assert_int_eq(faulty_step(NULL, &work, &run), NB_EXIT_OK);
     nb_variant_undo(&v, &work, &back);
     nb_state64 ref;
     ck_assert_int_eq(nb_state64_alloc(&ref, systems, bodies), NB_EXIT_OK);

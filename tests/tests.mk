@@ -67,7 +67,8 @@ $(TEST_DIR)/bin/check_%: $(TEST_OBJ)/check_%.o $(TEST_OBJ)/testlib.o $(LIBNBODY)
 define TEST_STEP_RULES
 $(TEST_OBJ)/$(2)/check_step.o: tests/check_step.c $(BUILD)/gen/version.h | $(BUILD)/.deps-check $(BUILD)/.deps-zlib
 	@mkdir -p $$(@D)
-	$$(CC) $$(TEST_CFLAGS) -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' -c $$< -o $$@
+	$$(CC) $$(TEST_CFLAGS) -MMD -MP -DNB_STEP_ID='"$(1)"' -DNB_STEP_NAME='"$(2)"' \
+	  -DNB_STEP_FEATURES='"$(or $(call features_of,$(1)),-)"' -c $$< -o $$@
 
 ifeq ($(3),c)
 $(TEST_DIR)/bin/check_$(2): $(TEST_OBJ)/$(2)/check_step.o $(TEST_OBJ)/testlib.o $(BUILD)/obj/$(2)/nbody.o \
@@ -86,24 +87,32 @@ $(foreach s,$(TEST_PRESENT),$(eval $(call TEST_STEP_RULES,$(s),$(call folder_of,
 .PHONY: test check test-gpu test-build
 test-build: $(TEST_UNIT_PROGS) $(TEST_CPU_PROGS) $(TEST_GPU_PROGS) $(CPU_BINS)  ## build every test program
 
-# A step that declares NB_FEATURE_SNAPSHOTS must get the whole loop from the harness, not chunks.
+# A step registered with the feature snapshots must get the whole loop from the judge, not chunks, and
+# the views it emits must reach their files through the judge.
 FEATURE_PROBE := $(TEST_DIR)/bin/feature_probe
 SUMMARY_99 := a step that writes its own snapshots
-$(TEST_OBJ)/feature_probe/main.o: common/main.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
+FEATURES_99 := snapshots
+$(TEST_OBJ)/feature_probe/judge.o: common/judge.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
-	$(call compile_main,99,feature_probe,test)
+	$(call compile_judge,99,feature_probe,test)
+$(TEST_OBJ)/feature_probe/worker.o: common/worker.c | $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(call compile_worker,99,feature_probe)
 
-$(FEATURE_PROBE): $(TEST_OBJ)/feature_probe.o $(TEST_OBJ)/feature_probe/main.o $(BUILD)/obj/common/host.o $(LIBNBODY)
+$(FEATURE_PROBE)-worker: $(TEST_OBJ)/feature_probe.o $(TEST_OBJ)/feature_probe/worker.o $(BUILD)/obj/common/host.o $(LIBNBODY)
 	@mkdir -p $(@D)
 	$(CC) -fopenmp $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(FEATURE_PROBE): $(TEST_OBJ)/feature_probe/judge.o $(LIBNBODY) $(FEATURE_PROBE)-worker
+	$(link_judge)
 
 .PHONY: test-features
-test-features: $(FEATURE_PROBE)  ## the harness hands a step that writes its own snapshots the whole loop
+test-features: $(FEATURE_PROBE)  ## a step registered with the feature snapshots gets the whole loop, and its views are written
 	@rm -rf $(TEST_DIR)/feature-snaps && mkdir -p $(TEST_DIR)/feature-snaps
 	@if $(FEATURE_PROBE) -q -n 8 --steps 4 --repeat 1 --validate off --snapshot-every 2 \
-	    --snapshot-dir $(TEST_DIR)/feature-snaps > $(TEST_DIR)/feature-probe.log 2>&1; then \
-	  echo "PASS features: a step with NB_FEATURE_SNAPSHOTS gets the whole loop and snapshot_every"; \
-	else echo "FAIL features: $$(tail -n 1 $(TEST_DIR)/feature-probe.log)"; exit 1; fi
+	    --snapshot-dir $(TEST_DIR)/feature-snaps > $(TEST_DIR)/feature-probe.log 2>&1 && \
+	  [ "$$(cd $(TEST_DIR)/feature-snaps && ls | tr '\n' ' ')" = "snap-0000000002.nbs snap-0000000004.nbs " ]; then \
+	  echo "PASS features: a step with the feature snapshots gets the whole loop, and the judge writes the views it emits"; \
+	else echo "FAIL features: $$(tail -n 1 $(TEST_DIR)/feature-probe.log) (snapshots: $$(ls $(TEST_DIR)/feature-snaps | tr '\n' ' '))"; exit 1; fi
 
 # A run resumed from a snapshot writes its snapshots on its own schedule: every K steps from its start.
 .PHONY: test-resume

@@ -42,7 +42,8 @@ static void parse(const uint8_t *data, size_t len)
     argv[argc] = NULL;
 
     nb_options o;
-    const int rc = nb_parse_args(argc, argv, &o, "fuzz_cli", "the command-line fuzzer");
+    static const nb_step_facts facts = {"fuzz_cli", "the command-line fuzzer", 1, ~0u};
+    const int rc = nb_parse_args(argc, argv, &o, &facts);
     if (rc != -1 && rc != NB_EXIT_OK && rc != NB_EXIT_ERROR)
         abort();
     if (rc == -1) {

@@ -1,7 +1,7 @@
-/* judge.c: the verdict of one run of a step binary. It comes from the run's exit status and the row it
+/* verdict.c: the verdict of one run of a step binary. It comes from the run's exit status and the row it
  * wrote to its results CSV, never from its printed text; the log only explains a failure, in one line
  * (the clause that says FAIL, or the last line), its escape codes and control characters removed. */
-#include "judge.h"
+#include "verdict.h"
 #include "proc.h"
 #include "rows.h"
 #include "text.h"
@@ -80,7 +80,7 @@ static double worse(double a, double b)
 /* The verdict of one run of a step binary, from its exit status and its CSV row. 1 passed, 0 not;
  * `why` says what went wrong; *row gets the row (or NULL), errors are folded into *acc / *state;
  * `timeout`: the limit the run had. */
-int judge_run(double timeout, const run_result *r, const char *csv_path,
+int verdict_of_run(double timeout, const run_result *r, const char *csv_path,
                      const char *log_path, char **row, double *acc, double *state, char *why, size_t len)
 {
     *row = NULL;

@@ -1,0 +1,895 @@
+/* judge.c: the judge, the program a user runs for a step (build/bin/<step>). It is never linked with a
+ * step's code. It reads the command line, makes the bodies and holds the fp64 reference; it hands each
+ * run to the step's worker (common/worker.c, a process of its own: worker_call.h), takes the state back,
+ * checks it and times it with its own clock; and it alone writes the results row, the snapshots and
+ * --output. In order: set-up, the checks (one worker for all of them), the timed runs (a fresh worker for
+ * each), the record.
+ *
+ * Compiled once per step with NB_STEP_ID, NB_STEP_NAME, NB_STEP_SUMMARY, NB_STEP_FEATURES, NB_STEP_GPU,
+ * NB_STEP_RANKS and NB_BUILD_LABEL: the Makefile takes them from the step's line of steps.list. */
+#define _DEFAULT_SOURCE /* realpath */
+#include "cli.h"
+#include "float_range.h"
+#include "nbody.h"
+#include "progress.h"
+#include "refcache.h"
+#include "reference.h"
+#include "results.h"
+#include "sha256.h"
+#include "sink.h"
+#include "snapshot.h"
+#include "timing.h"
+#include "util.h"
+#include "validate.h"
+#include "variant.h"
+#include "worker_call.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#ifndef NB_STEP_ID
+#define NB_STEP_ID "??"
+#endif
+#ifndef NB_STEP_NAME
+#define NB_STEP_NAME "nbody"
+#endif
+#ifndef NB_STEP_SUMMARY
+#define NB_STEP_SUMMARY ""
+#endif
+#ifndef NB_STEP_FEATURES /* the features column of steps.list: the options the step takes, its check class */
+#define NB_STEP_FEATURES "-"
+#endif
+#ifndef NB_STEP_GPU /* 1 for a CUDA step */
+#define NB_STEP_GPU 0
+#endif
+#ifndef NB_STEP_RANKS /* launch mpi:R: the worker runs as R MPI ranks; 0: one process */
+#define NB_STEP_RANKS 0
+#endif
+#ifndef NB_BUILD_LABEL
+#define NB_BUILD_LABEL "default"
+#endif
+#ifndef NB_COMMIT
+#define NB_COMMIT "unknown"
+#endif
+
+/* fp64 work the automatic validation affords: every body when S*N^2 is at most this ... */
+#define NB_FULL_CHECK_PAIRS ((uint64_t)1 << 32)
+/* ... the state check when S*N^2*NB_CHECK_STEPS is at most this ... */
+#define NB_STATE_CHECK_PAIRS ((uint64_t)1 << 33)
+/* ... and otherwise this many bodies, spread over the systems (first and last of each included). */
+#define NB_SAMPLE_BODIES 4096
+/* A tree step is also checked at theta = 0 (every pair, exact limits) while S*N^2 is at most this. */
+#define NB_TREE_EXACT_PAIRS ((uint64_t)1 << 34)
+/* Every timed call's final state is checked against the fp64 reference while S*N^2*steps is at most
+ * this (the grader's GPU ladder run, N = 65536 for 10 and 20 steps, is 2^35.3 and 2^36.3); beyond, only
+ * for finiteness. */
+#define NB_TIMED_CHECK_PAIRS ((uint64_t)1 << 37)
+/* eps = 0 is carried as this eps^2 in float32 and in the reference alike, so the j = i term stays
+ * 0 * finite and both sides compute the same force (see README). */
+#define NB_EPS2_FLOOR 1e-24f
+/* The sandbox's private /tmp and /dev/shm, each. */
+#define NB_WORKER_TMP_BYTES ((size_t)256 << 20)
+
+typedef struct harness {
+    nb_options o;
+    unsigned features;    /* NB_FEATURE_* of steps.list: trusted, unlike anything the worker says */
+    nb_state initial;
+    char initial_sha[65]; /* SHA-256 of the initial state: binds a cached reference to its exact input */
+    nb_problem problem;   /* what the references depend on */
+    double eps2;          /* fp64 softening squared, as asked */
+    nb_run run;           /* the template every call starts from */
+    nb_worker_spec spec;  /* every worker's program, arguments and environment */
+    nb_worker checker;    /* the checks' worker: started by the first check, shared by all of them */
+    /* What the workers said of themselves, for the results row (shown, never trusted). */
+    char device[256];
+    unsigned gpus, block;
+    double clock_mhz;
+    char config[160];
+    int sandboxed;        /* the workers ran in the sandbox */
+} harness;
+
+static uint64_t pairs_of(const nb_state *s, uint64_t factor)
+{
+    uint64_t p;
+    if (nb_mul_overflows(s->bodies, s->bodies, &p) || nb_mul_overflows(p, s->systems, &p) ||
+        nb_mul_overflows(p, factor, &p))
+        return UINT64_MAX;
+    return p;
+}
+
+/* ---- the workers ---------------------------------------------------------------------- */
+
+static int start_worker(harness *h, nb_worker *w)
+{
+    const int rc = nb_worker_start(w, &h->spec, 0.0);
+    if (rc == NB_EXIT_OK && !h->device[0]) {
+        snprintf(h->device, sizeof h->device, "%s", w->device);
+        h->gpus = w->gpus;
+        h->sandboxed = w->sandboxed;
+    }
+    return rc;
+}
+
+/* One call of `run` on `state` by worker w, with the limit its work earns; what the worker said of
+ * itself is kept for the results row. */
+static int call_worker(harness *h, nb_worker *w, nb_state *state, const nb_run *run, nb_snapshot_fn on_snapshot,
+                       void *ctx, nb_worker_reply *reply)
+{
+    const double interactions = (double)state->systems * (double)state->bodies * (double)state->bodies *
+                                (double)(run->steps ? run->steps : 1);
+    const int rc = nb_worker_call(w, state, run, nb_call_limit(interactions), on_snapshot, ctx, reply);
+    if (rc == NB_EXIT_OK) {
+        h->block = reply->block;
+        if (reply->gpus)
+            h->gpus = reply->gpus;
+        if (reply->clock_mhz > 0.0)
+            h->clock_mhz = reply->clock_mhz;
+        memcpy(h->config, reply->config, sizeof h->config);
+    }
+    return rc;
+}
+
+/* The step as the checks call it (validate.h's nb_step_fn): the checks' worker, started at first use. */
+static int check_call(void *ctx, nb_state *state, const nb_run *run)
+{
+    harness *h = (harness *)ctx;
+    if (h->checker.request < 0 || !h->checker.dir[0]) {
+        const int rc = start_worker(h, &h->checker);
+        if (rc != NB_EXIT_OK)
+            return rc;
+    }
+    nb_worker_reply reply;
+    return call_worker(h, &h->checker, state, run, NULL, NULL, &reply);
+}
+
+/* ---- validation ----------------------------------------------------------------------- */
+
+/* A deterministic sample: the first and last body of every system, the rest drawn at random. */
+static size_t *sample_bodies(const nb_state *s, uint64_t seed, size_t *count)
+{
+    const size_t n = s->bodies, systems = s->systems;
+    size_t per = NB_SAMPLE_BODIES / systems;
+    per = per < 2 ? 2 : per;
+    per = per > n ? n : per;
+    size_t *index = (size_t *)nb_malloc(systems * per * sizeof(size_t), "the validation sample");
+    if (!index)
+        return NULL;
+    uint64_t x = seed ^ 0x5a4d504c45ull;
+    size_t k = 0;
+    for (size_t sys = 0; sys < systems; ++sys) {
+        const size_t first = sys * n;
+        index[k++] = first;
+        if (per > 1)
+            index[k++] = first + n - 1;
+        for (size_t j = 2; j < per; ++j) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            index[k++] = first + 1 + (size_t)((x >> 17) % (n > 2 ? n - 2 : 1));
+        }
+    }
+    *count = k;
+    return index;
+}
+
+/* The check of one run template: `theta` > 0 holds it to the tree class's limits at that angle. */
+static int validate_run(harness *h, const nb_run *run, double theta, nb_check *check)
+{
+    const nb_state *init = &h->initial;
+    const size_t total = nb_state_count(init);
+    const nb_validate_mode mode = h->o.validate;
+    const int full = mode == NB_VALIDATE_FULL || (mode == NB_VALIDATE_AUTO && pairs_of(init, 1) <= NB_FULL_CHECK_PAIRS);
+    const int with_state = mode == NB_VALIDATE_FULL ||
+                           (mode == NB_VALIDATE_AUTO && pairs_of(init, NB_CHECK_STEPS) <= NB_STATE_CHECK_PAIRS);
+    nb_check_init(check);
+    check->theta = theta;
+
+    /* What the reference says. */
+    size_t count = total, *index = NULL;
+    nb_state64 ref_all = {0};
+    double *ref_acc = NULL;
+    if (full) {
+        if (nb_reference_accel_all(&h->problem, &ref_all) != NB_EXIT_OK)
+            return NB_EXIT_ERROR;
+    } else {
+        index = sample_bodies(init, h->o.seed, &count);
+        nb_state64 wide;
+        ref_acc = (double *)nb_malloc(3 * count * sizeof(double), "the reference accelerations");
+        if (!index || !ref_acc || nb_state64_alloc(&wide, init->systems, init->bodies) != NB_EXIT_OK) {
+            free(index);
+            free(ref_acc);
+            return NB_EXIT_ERROR;
+        }
+        nb_state64_from(&wide, init);
+        nb_progress("fp64 reference accelerations (sample)");
+        nb_ref_accel(&wide, h->eps2, index, count, ref_acc, ref_acc + count, ref_acc + 2 * count);
+        nb_state64_free(&wide);
+    }
+
+    /* What float32 cannot hold is refused before the step runs: it would be blamed for it. */
+    const double *const want_acc[3] = {full ? ref_all.vx : ref_acc, full ? ref_all.vy : ref_acc + count,
+                                       full ? ref_all.vz : ref_acc + 2 * count};
+    if (nb_refuse_reference_out_of_range(want_acc, 3, index, count, "acceleration", init->bodies) != NB_EXIT_OK ||
+        nb_refuse_reference_too_small(want_acc, index, count, init->bodies, init->systems) != NB_EXIT_OK) {
+        nb_state64_free(&ref_all);
+        free(ref_acc);
+        free(index);
+        return NB_EXIT_ERROR;
+    }
+
+    /* What the step says: one step from rest with dt = 1 leaves v = a and x = x0 + a. */
+    nb_state trial;
+    int rc = nb_state_alloc(&trial, init->systems, init->bodies);
+    if (rc == NB_EXIT_OK) {
+        nb_progress("validating: one force evaluation");
+        rc = nb_trial_accel(check_call, h, run, init, &trial);
+    }
+    if (rc == NB_EXIT_OK) {
+        if (full)
+            rc = nb_check_accel(check, init, &trial, NULL, 0, ref_all.vx, ref_all.vy, ref_all.vz);
+        else
+            rc = nb_check_accel(check, init, &trial, index, count, ref_acc, ref_acc + count, ref_acc + 2 * count);
+    }
+    nb_state64_free(&ref_all);
+    free(ref_acc);
+    free(index);
+
+    /* Positions and velocities after a few steps, where affordable. */
+    if (rc == NB_EXIT_OK && with_state) {
+        nb_state64 ref_state;
+        const double dt = fmin(h->o.dt, NB_CHECK_DT);
+        rc = nb_reference_state(&h->problem, NB_CHECK_STEPS, dt, NULL, 0, &ref_state);
+        if (rc == NB_EXIT_OK) {
+            const double *const want_state[6] = {ref_state.x, ref_state.y, ref_state.z, ref_state.vx, ref_state.vy, ref_state.vz};
+            rc = nb_refuse_reference_out_of_range(want_state, 6, NULL, nb_state_count(init), "state after a few steps", init->bodies);
+            if (rc != NB_EXIT_OK)
+                nb_state64_free(&ref_state);
+        }
+        if (rc == NB_EXIT_OK) {
+            nb_progress("validating: state after a few steps");
+            rc = nb_trial_state(check_call, h, run, init, (float)dt, &trial);
+            if (rc == NB_EXIT_OK)
+                rc = nb_check_state(check, &trial, &ref_state);
+            nb_state64_free(&ref_state);
+        }
+    }
+    if (trial.x)
+        nb_state_free(&trial);
+    nb_progress_done();
+    return rc;
+}
+
+/* The opening angle a check holds the step to: its theta for a tree step, 0 (the exact limits) else. */
+static double tree_theta(const harness *h)
+{
+    return (h->features & NB_FEATURE_THETA) && h->run.extra.theta > 0.0f ? h->run.extra.theta : 0.0;
+}
+
+/* An exact step: one check. A tree step at theta > 0: first the exact sum at theta = 0 (where
+ * affordable), then the approximation at its theta against the tree class's limits. */
+static int validate(harness *h, nb_check *check)
+{
+    if (tree_theta(h) == 0.0)
+        return validate_run(h, &h->run, 0.0, check);
+    if (pairs_of(&h->initial, 1) <= NB_TREE_EXACT_PAIRS) {
+        nb_run exact = h->run;
+        exact.extra.theta = 0.0f;
+        const int rc = validate_run(h, &exact, 0.0, check);
+        if (rc != NB_EXIT_OK || !nb_check_passed(check)) {
+            if (!h->o.quiet)
+                printf("%s at --theta 0 (every cell opened: the direct sum, exact limits):\n", NB_STEP_NAME);
+            return rc;
+        }
+    }
+    return validate_run(h, &h->run, tree_theta(h), check);
+}
+
+/* ---- diagnostics ---------------------------------------------------------------------- */
+
+static void print_diag(const char *when, const nb_diag *d)
+{
+    printf("  %s: E = %.10g (K = %.6g, W = %.6g), virial ratio %.4f, |p| = %.3e, |L| = %.6g\n", when, d->energy,
+           d->kinetic, d->potential, d->virial_ratio,
+           sqrt(d->momentum[0] * d->momentum[0] + d->momentum[1] * d->momentum[1] + d->momentum[2] * d->momentum[2]),
+           sqrt(d->angular[0] * d->angular[0] + d->angular[1] * d->angular[1] + d->angular[2] * d->angular[2]));
+}
+
+static int diagnostics(const harness *h, const nb_state *s, nb_diag *d)
+{
+    nb_state64 wide;
+    if (nb_state64_alloc(&wide, s->systems, s->bodies) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    nb_state64_from(&wide, s);
+    nb_progress("fp64 diagnostics");
+    nb_diagnostics(&wide, h->eps2, d);
+    nb_progress_done();
+    nb_state64_free(&wide);
+    return NB_EXIT_OK;
+}
+
+/* ---- the timed runs ------------------------------------------------------------------- */
+
+static int push_snapshot(void *ctx, const nb_state *view) { return nb_sink_push((nb_snapshot_sink *)ctx, view); }
+
+/* One timed call: a fresh worker (nothing survives from an earlier call) runs `steps` steps of `state`
+ * in place. *seconds is the judge's clock from the request handed over to the state received, the
+ * snapshots' writing included (the files are part of the run). `snapshots`: the run asks for them;
+ * they go to `sink`, or are dropped where it is NULL (the same work, another call's files). A step
+ * without NB_FEATURE_SNAPSHOTS runs in chunks of --snapshot-every, written between. */
+static int timed_call(harness *h, nb_state *state, uint64_t steps, int snapshots, nb_snapshot_sink *sink,
+                      double *seconds, double *region)
+{
+    *seconds = *region = 0.0;
+    nb_worker w;
+    int rc = start_worker(h, &w);
+    if (rc != NB_EXIT_OK)
+        return rc;
+    const uint64_t every = snapshots ? h->o.snapshot_every : 0;
+    const int own = (h->features & NB_FEATURE_SNAPSHOTS) != 0;
+    nb_run r = h->run;
+    nb_worker_reply reply;
+    for (uint64_t done = 0; rc == NB_EXIT_OK && done < steps;) {
+        const uint64_t chunk = every && !own && steps - done > every ? every : steps - done;
+        r.steps = chunk;
+        r.extra.snapshot_every = own ? every : 0; /* counted from this run's start, also after --input */
+        rc = call_worker(h, &w, state, &r, own && sink ? push_snapshot : NULL, sink, &reply);
+        *seconds += reply.seconds;
+        *region += reply.region_s;
+        done += chunk;
+        state->step += chunk;
+        state->time += (double)chunk * h->o.dt;
+        if (rc == NB_EXIT_OK && every && !own && done % every == 0 && sink) {
+            const double t0 = nb_now();
+            rc = nb_sink_push(sink, state);
+            *seconds += nb_now() - t0;
+        }
+    }
+    if (rc == NB_EXIT_OK && sink) {
+        const double t0 = nb_now();
+        rc = nb_sink_flush(sink);
+        *seconds += nb_now() - t0;
+    }
+    nb_worker_stop(&w);
+    return rc;
+}
+
+/* Whether a timed call of `steps` steps is checked against the fp64 reference: up to a simulated time
+ * of NB_TIMED_CHECK_TIME, and S*N^2*steps of NB_TIMED_CHECK_PAIRS with --validate auto. */
+static int timed_checkable(const harness *h, uint64_t steps)
+{
+    const nb_options *o = &h->o;
+    return steps > 0 && (double)steps * o->dt <= NB_TIMED_CHECK_TIME &&
+           (o->validate == NB_VALIDATE_FULL ||
+            (o->validate == NB_VALIDATE_AUTO && pairs_of(&h->initial, steps) <= NB_TIMED_CHECK_PAIRS));
+}
+
+/* The check of one timed call's final state (mapped back) against the reference of its run. */
+static int check_timed_call(harness *h, const nb_state *final, const nb_state64 *ref, uint64_t steps, uint64_t r,
+                            nb_check *worst, int first)
+{
+    const nb_options *o = &h->o;
+    nb_check c;
+    nb_check_init(&c);
+    c.theta = tree_theta(h);
+    nb_progress("checking the timed run against fp64");
+    int rc = nb_check_timed(&c, &h->initial, final, ref, steps, o->dt);
+    if (rc != NB_EXIT_OK)
+        return rc;
+    if (!nb_check_passed(&c)) {
+        nb_progress_done();
+        fprintf(stderr, "%s: timed run %llu of %llu FAIL: its final state after %llu steps is not the fp64 "
+                "reference's (a step must do the same work, every step asked for, whether it is timed or not)\n",
+                NB_STEP_NAME, (unsigned long long)r + 1, (unsigned long long)o->repeat, (unsigned long long)steps);
+        nb_check_print(stderr, &c, h->initial.bodies);
+        *worst = c;
+        return NB_EXIT_MISMATCH;
+    }
+    if (first) { /* the worst of the calls, measure by measure (all passed: no NaN) */
+        *worst = c;
+    } else {
+        worst->acc_max = fmax(worst->acc_max, c.acc_max);
+        worst->acc_rms = fmax(worst->acc_rms, c.acc_rms);
+        worst->pos_max = fmax(worst->pos_max, c.pos_max);
+        worst->vel_max = fmax(worst->vel_max, c.vel_max);
+    }
+    return NB_EXIT_OK;
+}
+
+
+/* ---- set-up -------------------------------------------------------------------------- */
+
+/* An option the step does not take (steps.list's features say which it does): one line, exit 2. */
+static int refuse_options(const harness *h)
+{
+    const nb_options *o = &h->o;
+    const unsigned k = h->features;
+    const char *name = NB_STEP_NAME;
+    if (!NB_STEP_GPU && (o->block || o->gpus || o->no_overlap || o->decompose)) {
+        nb_error("--block, --gpus, --no-overlap and --decompose are for the GPU steps; %s runs on the CPU", name);
+        return NB_EXIT_ERROR;
+    }
+    static const struct {
+        unsigned bit;
+        const char *option, *why;
+    } takes[] = {{NB_FEATURE_MULTI_GPU, "--gpus", "uses one GPU"},
+                 {NB_FEATURE_NO_OVERLAP, "--no-overlap", "has no copies to overlap with its compute"},
+                 {NB_FEATURE_DECOMPOSE, "--decompose", "has one way to share its work"},
+                 {NB_FEATURE_DETERMINISTIC, "--deterministic", "always sums in a fixed order"},
+                 {NB_FEATURE_THETA, "--theta", "is a direct sum with no opening angle"}};
+    const int given[] = {o->gpus > 1, o->no_overlap, o->decompose != NB_DECOMPOSE_AUTO, o->deterministic,
+                         o->theta >= 0.0};
+    for (size_t t = 0; t < sizeof takes / sizeof takes[0]; ++t)
+        if (given[t] && !(k & takes[t].bit)) {
+            nb_error("%s: %s %s (the option is for the steps whose features in steps.list name it)", takes[t].option,
+                     name, takes[t].why);
+            return NB_EXIT_ERROR;
+        }
+    return NB_EXIT_OK;
+}
+
+/* The workers' program (this program's path and "-worker"), ranks, threads and sandbox. */
+static int worker_spec(harness *h)
+{
+    static char program[PATH_MAX + 16];
+    char self[PATH_MAX];
+    if (!realpath("/proc/self/exe", self)) {
+        nb_error("cannot find this program's own path (/proc/self/exe): the worker lies beside it");
+        return NB_EXIT_ERROR;
+    }
+    snprintf(program, sizeof program, "%s-worker", self);
+    if (access(program, X_OK) != 0) {
+        nb_error("the step's worker %s is missing: build the step (make step%s)", program, NB_STEP_ID);
+        return NB_EXIT_ERROR;
+    }
+    nb_worker_spec *s = &h->spec;
+    s->program = program;
+    s->ranks = NB_STEP_RANKS;
+    s->gpus = h->o.gpus;
+#ifdef _OPENMP
+    s->threads = (unsigned)omp_get_max_threads(); /* OMP_NUM_THREADS reaches the worker this way, and no other */
+#else
+    s->threads = 1;
+#endif
+    s->features = h->features;
+    s->sandbox = (nb_sandbox_mode)h->o.sandbox;
+    s->tmp_bytes = NB_WORKER_TMP_BYTES;
+    size_t k = 0;
+    if (h->o.ref_cache) { /* the answers: the worker never sees them */
+        static char cache[PATH_MAX];
+        if (realpath(h->o.ref_cache, cache))
+            s->hidden[k++] = cache;
+    }
+    for (size_t j = 0; j < 4 && h->o.sandbox_hide[j] && k < NB_SANDBOX_HIDDEN_MAX; ++j)
+        s->hidden[k++] = h->o.sandbox_hide[j];
+    return NB_EXIT_OK;
+}
+
+static int setup(harness *h)
+{
+    nb_options *o = &h->o;
+    h->features = nb_features_parse(NB_STEP_FEATURES);
+    int rc = refuse_options(h);
+    if (rc != NB_EXIT_OK)
+        return rc;
+    if (o->validate_only && (o->output || o->snapshot_dir)) { /* it would run no step to write them from */
+        nb_error("--validate-only writes no %s: drop it, or drop --validate-only", o->output ? "--output" : "snapshots");
+        return NB_EXIT_ERROR;
+    }
+    if (o->csv && !o->validate_only && o->steps == 0) {
+        nb_error("--csv needs at least one step to time (--steps 0 only validates and writes --output)");
+        return NB_EXIT_ERROR;
+    }
+    /* Outputs that cannot be written are refused now, not after the run (which would leave the other). */
+    if ((o->output && nb_output_check(o->output) != NB_EXIT_OK) || (o->csv && nb_results_check(o->csv) != NB_EXIT_OK) ||
+        (o->snapshot_dir && nb_sink_check(o->snapshot_dir) != NB_EXIT_OK))
+        return NB_EXIT_ERROR;
+    if ((rc = worker_spec(h)) != NB_EXIT_OK)
+        return rc;
+
+    uint64_t systems = o->systems, bodies = o->bodies;
+    if (o->input) {
+        nb_snapshot_info info;
+        rc = nb_snapshot_read(o->input, &h->initial, &info);
+        if (rc != NB_EXIT_OK)
+            return rc;
+        if (!o->dt_set && info.dt > 0.0)
+            o->dt = info.dt;
+        if (!o->eps_set && info.eps >= 0.0)
+            o->eps = info.eps;
+        systems = h->initial.systems;
+        bodies = h->initial.bodies;
+    }
+
+    /* Host memory, before allocating: the judge's copies (initial, work, result, back, trial, queued
+     * snapshots), the fp64 references, and the worker's own copy. The worker checks the GPU's. */
+    uint64_t total = systems * bodies, host = 0, tmp;
+    const uint64_t fp32 = total * NB_FIELDS * sizeof(float), fp64 = total * NB_FIELDS * sizeof(double);
+    if (nb_mul_overflows(fp32, 9, &host) || __builtin_add_overflow(host, 3 * fp64, &tmp)) {
+        nb_error("%llu bodies do not fit in memory", (unsigned long long)total);
+        return NB_EXIT_ERROR;
+    }
+    host = tmp;
+    const uint64_t avail = nb_host_memory_available();
+    if (avail && host > avail) {
+        char need[32], have[32];
+        nb_error("%llu systems of %llu bodies need about %s of host memory, %s is available",
+                 (unsigned long long)systems, (unsigned long long)bodies, nb_format_bytes(host, need, sizeof need),
+                 nb_format_bytes(avail, have, sizeof have));
+        return NB_EXIT_ERROR;
+    }
+
+    if (!o->input) {
+        if ((rc = nb_state_alloc(&h->initial, (size_t)systems, (size_t)bodies)) != NB_EXIT_OK)
+            return rc;
+        nb_progress("initial conditions");
+        nb_init(&h->initial, o->model, o->masses, o->seed);
+        nb_progress_done();
+    }
+    if (o->eps == 0.0 && (rc = nb_refuse_coincident(&h->initial)) != NB_EXIT_OK)
+        return rc;
+    nb_sha256 sha; /* every float of the initial state, and its shape */
+    nb_sha256_init(&sha);
+    const uint64_t shape[2] = {h->initial.systems, h->initial.bodies};
+    nb_sha256_update(&sha, shape, sizeof shape);
+    for (int k = 0; k < NB_FIELDS; ++k)
+        nb_sha256_update(&sha, nb_state_field(&h->initial, k), nb_state_count(&h->initial) * sizeof(float));
+    nb_sha256_hex(&sha, h->initial_sha);
+
+    h->eps2 = o->eps * o->eps;
+    const float eps2 = (float)h->eps2;
+    h->run.steps = o->steps;
+    h->run.dt = (float)o->dt;
+    h->run.eps2 = eps2 > NB_EPS2_FLOOR ? eps2 : NB_EPS2_FLOOR;
+    if (!(eps2 > NB_EPS2_FLOOR)) /* the reference computes the force the step can: with the same floor */
+        h->eps2 = (double)h->run.eps2;
+    if ((rc = nb_refuse_out_of_float_range(&h->initial, h->run.eps2)) != NB_EXIT_OK)
+        return rc;
+    h->problem.initial = &h->initial;
+    h->problem.sha = h->initial_sha;
+    h->problem.eps2 = h->eps2;
+    h->problem.cache = o->ref_cache;
+    h->run.block = o->block;
+    h->run.extra.gpus = o->gpus;
+    h->run.extra.no_overlap = o->no_overlap;
+    h->run.extra.decompose = o->decompose;
+    h->run.extra.deterministic = o->deterministic;
+    h->run.extra.theta = o->theta >= 0.0 ? (float)o->theta : NB_THETA_DEFAULT; /* the default's one place */
+    return NB_EXIT_OK;
+}
+
+/* ---- the record ----------------------------------------------------------------------- */
+
+/* How the timed runs went, as the judge's clock took them. */
+typedef struct timing {
+    double loop[3];   /* median, min, max: the time loop (GPU: a call of 2k steps less one of k) */
+    double call[3];   /* median, min, max: a whole call of k steps, handed over to received */
+    double region;    /* the step's own nb_region_begin/end, median: shown, never graded */
+    const char *method;
+} timing;
+
+/* The one place a results row is made and appended (to --csv, if given): `t` is NULL for a run that
+ * was only checked, or failed; `timed` the timed calls' worst errors, or NULL. */
+static int record_row(const harness *h, const nb_check *c, const char *pass, const nb_check *timed, const timing *t)
+{
+    const nb_options *o = &h->o;
+    if (!o->csv)
+        return NB_EXIT_OK;
+    static char date[32];
+    nb_result r;
+    memset(&r, 0, sizeof r);
+    r.step = NB_STEP_ID;
+    r.name = NB_STEP_NAME;
+    r.build = NB_BUILD_LABEL;
+    r.tag = o->tag ? o->tag : "";
+    r.model = o->input ? "file" : nb_model_name(o->model);
+    r.masses = o->input ? "file" : nb_masses_name(o->masses);
+    r.systems = h->initial.systems;
+    r.bodies = h->initial.bodies;
+    r.steps = o->steps;
+    r.dt = o->dt;
+    r.eps = o->eps;
+    r.seed = o->seed;
+    r.repeat = o->repeat;
+    r.e2e_s = r.e2e_min_s = r.e2e_max_s = -1.0;
+    r.kernel_s = r.kernel_min_s = r.kernel_max_s = -1.0;
+    r.region_s = -1.0;
+    r.ginteractions_s = r.gflops = -1.0;
+    r.acc_rms = c->acc_done ? c->acc_rms : -1.0;
+    r.acc_max = c->acc_done ? c->acc_max : -1.0;
+    r.state_pos = c->state_done ? c->pos_max : -1.0;
+    r.state_vel = c->state_done ? c->vel_max : -1.0;
+    r.timed_change = timed ? timed->acc_max : -1.0;
+    r.timed_state = timed ? fmax(timed->pos_max, timed->vel_max) : -1.0;
+    r.checked = c->compared;
+    r.pass = pass;
+    r.device = h->device[0] ? h->device : "unknown";
+    r.gpus = h->gpus;
+#ifdef _OPENMP
+    r.threads = (unsigned)omp_get_max_threads();
+#else
+    r.threads = 1;
+#endif
+    r.block = h->block;
+    r.config = h->config;
+    r.worker = h->sandboxed ? "sandboxed" : "unsandboxed";
+    r.timing = "";
+    r.date = nb_utc_now(date, sizeof date);
+    r.commit = NB_COMMIT;
+    if (t) {
+        const double interactions = (double)h->initial.systems * (double)h->initial.bodies *
+                                    (double)h->initial.bodies * (double)o->steps;
+        r.e2e_s = t->call[0];
+        r.e2e_min_s = t->call[1];
+        r.e2e_max_s = t->call[2];
+        r.kernel_s = t->loop[0];
+        r.kernel_min_s = t->loop[1];
+        r.kernel_max_s = t->loop[2];
+        r.region_s = t->region;
+        r.ginteractions_s = r.kernel_s > 0.0 ? interactions / r.kernel_s * 1e-9 : -1.0;
+        r.gflops = r.ginteractions_s > 0.0 ? r.ginteractions_s * NB_FLOPS_PER_INTERACTION : -1.0;
+        r.clock_mhz = h->clock_mhz;
+        r.timing = t->method;
+    }
+    return nb_results_append(o->csv, &r);
+}
+
+
+/* ---- the run -------------------------------------------------------------------------- */
+
+static int run_main(int argc, char **argv)
+{
+    /* Static, like work and the timings below: they live until exit, so an early error return leaves
+     * nothing unreachable for LeakSanitizer or valgrind to report. */
+    static harness h;
+    memset(&h, 0, sizeof h);
+    h.checker.request = h.checker.response = -1;
+    const nb_step_facts facts = {NB_STEP_NAME, NB_STEP_SUMMARY, NB_STEP_GPU, nb_features_parse(NB_STEP_FEATURES)};
+    int rc = nb_parse_args(argc, argv, &h.o, &facts);
+    if (rc >= 0)
+        return rc;
+    const nb_options *o = &h.o;
+    nb_progress_enable(!o->quiet);
+    if ((rc = setup(&h)) != NB_EXIT_OK)
+        return rc;
+    const nb_state *init = &h.initial;
+    /* The checks' worker first: a step that cannot run here (no GPU) says so before any fp64 work. */
+    nb_progress("starting the step's worker");
+    if ((rc = start_worker(&h, &h.checker)) != NB_EXIT_OK)
+        return rc;
+    nb_progress_done();
+    if (!o->quiet)
+        printf("%s: %s%s N=%zu S=%zu, %llu steps of dt=%g, eps=%g, on %s (worker %s)\n", NB_STEP_NAME,
+               o->input ? o->input : nb_model_name(o->model),
+               !o->input && o->masses == NB_MASSES_RANDOM ? " (random masses)" : "", init->bodies, init->systems,
+               (unsigned long long)o->steps, o->dt, o->eps, h.device, h.sandboxed ? "sandboxed" : "unsandboxed");
+
+    /* Correct first. */
+    nb_check check;
+    nb_check_init(&check);
+    const char *verdict = "UNCHECKED";
+    if (o->validate != NB_VALIDATE_OFF) {
+        if ((rc = validate(&h, &check)) != NB_EXIT_OK)
+            return rc;
+        const int passed = nb_check_passed(&check);
+        verdict = passed ? "PASS" : "FAIL";
+        if (!o->quiet || !passed) {
+            FILE *out = passed ? stdout : stderr;
+            if (o->quiet)
+                fprintf(out, "%s: validation FAIL\n", NB_STEP_NAME);
+            nb_check_print(out, &check, init->bodies);
+            if (!o->quiet)
+                fprintf(out, "  validation %s%s\n", verdict,
+                        check.state_done ? "" : " (state check skipped at this size: accelerations only)");
+        }
+        if (!passed || o->validate_only) {
+            nb_worker_stop(&h.checker);
+            if (record_row(&h, &check, verdict, NULL, NULL) != NB_EXIT_OK)
+                return NB_EXIT_ERROR;
+            return passed ? NB_EXIT_OK : NB_EXIT_MISMATCH;
+        }
+    } else if (o->validate_only) {
+        nb_error("--validate-only with --validate off checks nothing");
+        return NB_EXIT_ERROR;
+    }
+    nb_worker_stop(&h.checker); /* the timed calls each get a fresh one */
+
+    /* `work` is what a worker runs on; `result` repeat 0's final state, which --output and
+     * --diagnostics read; `back` a later call's, mapped back. */
+    static nb_state work, result, back;
+    if ((rc = nb_state_alloc(&work, init->systems, init->bodies)) != NB_EXIT_OK ||
+        (rc = nb_state_alloc(&result, init->systems, init->bodies)) != NB_EXIT_OK ||
+        (rc = nb_state_alloc(&back, init->systems, init->bodies)) != NB_EXIT_OK)
+        return rc;
+    nb_state_copy(&result, init);
+    nb_diag before, after;
+    if (o->diagnostics && (rc = diagnostics(&h, init, &before)) != NB_EXIT_OK)
+        return rc;
+
+    /* Check what is timed: every timed call's final state against the fp64 reference of its run. On a
+     * GPU a repeat is two calls, of k and of 2k steps, and its time their difference: the worker's
+     * start-up is never timed, and the copies, allocations and first launches of a call cancel out. */
+    const uint64_t k = o->steps;
+    const int check_k = timed_checkable(&h, k), checkable = timed_checkable(&h, 2 * k);
+    /* The difference is taken only where the 2k call is checked as the k call is (or neither is), and
+     * without snapshots (their files are written in one call alone). */
+    const int difference = NB_STEP_GPU && k > 0 && !o->snapshot_dir && checkable == check_k;
+    static nb_state64 ref_k, ref_2k;
+    if (check_k) {
+        if ((rc = nb_reference_state(&h.problem, k, o->dt, NULL, 0, &ref_k)) != NB_EXIT_OK)
+            return rc;
+        if (difference && (rc = nb_reference_state(&h.problem, 2 * k, o->dt, &ref_k, k, &ref_2k)) != NB_EXIT_OK)
+            return rc;
+        for (int pass = 0; pass < 1 + difference; ++pass) {
+            const nb_state64 *ref = pass ? &ref_2k : &ref_k;
+            const double *const want[6] = {ref->x, ref->y, ref->z, ref->vx, ref->vy, ref->vz};
+            char what[64];
+            snprintf(what, sizeof what, "state after %llu steps", (unsigned long long)(pass ? 2 * k : k));
+            if ((rc = nb_refuse_reference_out_of_range(want, 6, NULL, nb_state_count(init), what, init->bodies)) !=
+                NB_EXIT_OK)
+                return rc;
+        }
+        nb_progress_done();
+    }
+    nb_check timed;
+    nb_check_init(&timed);
+
+    /* Then fast: an untimed warm-up call of one step, then the repeats. Repeat 0's k-step call runs the
+     * problem as it is (its final state is --output's, the same bytes every run); every other call runs
+     * a variant the judge draws at random (variant.h), unknown to the worker until it gets its input. */
+    static timing t;
+    static double *call_s, *loop_s, *region_s;
+    call_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
+    loop_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
+    region_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
+    if (!call_s || !loop_s || !region_s)
+        return NB_EXIT_ERROR;
+    nb_snapshot_sink *sink = NULL;
+    if (k > 0) {
+        nb_variant variant;
+        double seconds, region;
+        nb_progress("warm-up");
+        nb_variant_draw(&variant, init->bodies);
+        nb_variant_apply(&variant, init, &work);
+        if ((rc = timed_call(&h, &work, 1, 0, NULL, &seconds, &region)) != NB_EXIT_OK)
+            return rc;
+        if (o->snapshot_dir && !(sink = nb_sink_open(o->snapshot_dir, o->eps, o->dt)))
+            return NB_EXIT_ERROR;
+        for (uint64_t r = 0; r < o->repeat; ++r) {
+            char phase[64];
+            snprintf(phase, sizeof phase, "repeat %llu/%llu", (unsigned long long)r + 1, (unsigned long long)o->repeat);
+            nb_progress(phase);
+            if (r == 0)
+                nb_variant_pick(&variant, 0, init->bodies);
+            else
+                nb_variant_draw(&variant, init->bodies);
+            nb_variant_apply(&variant, init, &work);
+            if (sink)
+                nb_sink_present(sink, &variant);
+            rc = timed_call(&h, &work, k, o->snapshot_dir != NULL, sink, &call_s[r], &region_s[r]);
+            loop_s[r] = call_s[r];
+            nb_state *final = r == 0 ? &result : &back;
+            if (rc == NB_EXIT_OK)
+                nb_variant_undo(&variant, &work, final);
+            if (rc == NB_EXIT_OK && check_k)
+                rc = check_timed_call(&h, final, &ref_k, k, r, &timed, r == 0);
+            if (rc == NB_EXIT_OK && difference) {
+                double seconds_2k, region_2k;
+                nb_variant_draw(&variant, init->bodies);
+                nb_variant_apply(&variant, init, &work);
+                rc = timed_call(&h, &work, 2 * k, o->snapshot_dir != NULL, NULL, &seconds_2k, &region_2k);
+                if (rc == NB_EXIT_OK)
+                    nb_variant_undo(&variant, &work, &back);
+                if (rc == NB_EXIT_OK && checkable)
+                    rc = check_timed_call(&h, &back, &ref_2k, 2 * k, r, &timed, 0);
+                loop_s[r] = seconds_2k - call_s[r];
+            }
+            if (rc != NB_EXIT_OK) {
+                nb_sink_close(sink);
+                if (rc == NB_EXIT_MISMATCH && record_row(&h, &check, "FAIL", &timed, NULL) != NB_EXIT_OK)
+                    return NB_EXIT_ERROR;
+                return rc;
+            }
+        }
+        nb_progress_done();
+        if ((rc = nb_sink_close(sink)) != NB_EXIT_OK)
+            return rc;
+        if (check_k && !o->quiet) {
+            printf("  the timed runs (worst of %llu call%s, checked against fp64):\n",
+                   (unsigned long long)(o->repeat * (difference ? 2 : 1)), o->repeat * (difference ? 2 : 1) == 1 ? "" : "s");
+            nb_check_print(stdout, &timed, init->bodies);
+        }
+        t.method = difference ? "k-2k" : "call";
+        t.call[0] = nb_median(call_s, o->repeat);
+        t.call[1] = nb_min(call_s, o->repeat);
+        t.call[2] = nb_max(call_s, o->repeat);
+        t.loop[0] = nb_median(loop_s, o->repeat);
+        t.loop[1] = nb_min(loop_s, o->repeat);
+        t.loop[2] = nb_max(loop_s, o->repeat);
+        t.region = nb_median(region_s, o->repeat);
+        if (difference && !(t.loop[0] > 0.02 * t.call[0])) {
+            /* The loop is lost in the calls' noise: say so, and give the whole call (an upper bound). */
+            if (!o->quiet)
+                printf("  (the %llu-step loop is too short to take the calls' costs out: the whole call is given)\n",
+                       (unsigned long long)k);
+            t.method = "call";
+            memcpy(t.loop, t.call, sizeof t.loop);
+        }
+    }
+
+    /* The final state is checked for NaN before anything is written. Where it was checked against the
+     * reference above, it is finite; beyond that size, nothing says whether float32 or the step failed. */
+    for (int f = 0; f < NB_FIELDS - 1; ++f) {
+        const float *v = nb_state_field(&result, f);
+        for (size_t i = 0; i < nb_state_count(&result); ++i)
+            if (!isfinite(v[i])) {
+                nb_error("body %zu of system %zu is not finite after %llu steps: float32 overflowed (try a smaller "
+                         "--dt or larger --eps), or the step is wrong; no fp64 reference of the run is affordable at "
+                         "this size to tell which", i % result.bodies, i / result.bodies, (unsigned long long)k);
+                return NB_EXIT_ERROR;
+            }
+    }
+    if (o->diagnostics) {
+        if ((rc = diagnostics(&h, &result, &after)) != NB_EXIT_OK)
+            return rc;
+        print_diag("before", &before);
+        print_diag("after ", &after);
+        printf("  relative energy error %.3e after %llu steps\n",
+               fabs(before.energy) > 0.0 ? (after.energy - before.energy) / fabs(before.energy) : 0.0,
+               (unsigned long long)k);
+    }
+
+    /* --output is written now but renamed into place last, after the results row: a run that exits 2
+     * because the row could not be appended leaves no new --output (and an old one as it was). */
+    nb_replace output = {0};
+    if (o->output && (rc = nb_snapshot_stage(&output, o->output, &result, o->eps, o->dt)) != NB_EXIT_OK)
+        return rc;
+    if (k > 0) {
+        if (!o->quiet) {
+            const double interactions = (double)init->systems * (double)init->bodies * (double)init->bodies * (double)k;
+            printf("  time loop %.4g ms (median of %llu; %s; min %.4g, max %.4g), a whole call %.4g ms; the step's "
+                   "own region %.4g ms\n", 1e3 * t.loop[0], (unsigned long long)o->repeat,
+                   !strcmp(t.method, "k-2k") ? "a call of 2k steps less one of k" : "the whole call", 1e3 * t.loop[1],
+                   1e3 * t.loop[2], 1e3 * t.call[0], 1e3 * t.region);
+            const double gint = t.loop[0] > 0.0 ? interactions / t.loop[0] * 1e-9 : 0.0;
+            printf("  %.4g G interactions/s, %.4g GFLOP/s (%d flops per interaction)%s%s\n", gint,
+                   gint * NB_FLOPS_PER_INTERACTION, NB_FLOPS_PER_INTERACTION, h.config[0] ? "; " : "", h.config);
+        }
+        if (record_row(&h, &check, verdict, check_k ? &timed : NULL, &t) != NB_EXIT_OK) {
+            nb_replace_discard(&output);
+            return NB_EXIT_ERROR;
+        }
+    }
+    if (output.tmp) { /* a failed rename after the row went in says so: the row stays, it was measured */
+        char note[4200];
+        snprintf(note, sizeof note, "(the run's results row is in %s already)", o->csv ? o->csv : "");
+        if ((rc = nb_replace_commit(&output, o->csv && k > 0 ? note : NULL)) != NB_EXIT_OK)
+            return rc;
+    }
+    free(call_s);
+    free(loop_s);
+    free(region_s);
+    nb_state_free(&work);
+    nb_state_free(&result);
+    nb_state_free(&back);
+    nb_state64_free(&ref_k);
+    nb_state64_free(&ref_2k);
+    nb_state_free(&h.initial);
+    return NB_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    nb_set_progname(NB_STEP_NAME);
+    /* A write past a file-size limit (ulimit -f) then fails with EFBIG, said in one line, instead of
+     * ending the program with a temporary left behind; a worker gone is EPIPE on the write. */
+    signal(SIGXFSZ, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    return run_main(argc, argv);
+}

@@ -1,0 +1,484 @@
+/* worker_call.c: the judge's side of a worker (worker_call.h). */
+#define _GNU_SOURCE
+#include "worker_call.h"
+#include "protocol.h"
+#include "timing.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MAX_ARGV 160
+#define START_LIMIT_S 120.0 /* a worker's start: a GPU context, or mpirun's ranks */
+
+double nb_call_limit(double interactions)
+{
+    return NB_CALL_BASE_S + interactions * NB_CALL_NS_PER_INTERACTION * 1e-9;
+}
+
+/* ---- the program and its environment ------------------------------------------------------ */
+
+/* `name` on PATH (or as given, with a slash), into out: 0, or -1 if there is no such program. */
+static int find_program(const char *name, char *out, size_t len)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, len, "%s", name);
+        return access(out, X_OK);
+    }
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        const size_t n = strcspn(p, ":");
+        snprintf(out, len, "%.*s/%s", (int)n, p, name);
+        if (n && access(out, X_OK) == 0)
+            return 0;
+        p += n + (p[n] == ':');
+    }
+    return -1;
+}
+
+/* The workers' environment, the same for every worker of this judge: what finds the libraries, the
+ * GPUs and MPI, and nothing that could say which call is which (no OMP_*: threads come in SETUP). */
+static char **worker_environment(int sandboxed)
+{
+    static char *env[256];
+    static int made = -1;
+    if (made == sandboxed)
+        return env;
+    static const char *const keep[] = {"PATH=", "LD_LIBRARY_PATH=", "LANG=", "CUDA_", "NVIDIA_", "NCCL_", "OMPI_",
+                                       "PMIX_", "PRTE_", "OPAL_", "HWLOC_"};
+    size_t k = 0;
+    for (char **e = environ; *e && k + 4 < sizeof env / sizeof env[0]; ++e)
+        for (size_t j = 0; j < sizeof keep / sizeof keep[0]; ++j)
+            if (!strncmp(*e, keep[j], strlen(keep[j]))) {
+                env[k++] = *e;
+                break;
+            }
+    static char home[4200];
+    const char *h = getenv("HOME");
+    snprintf(home, sizeof home, "HOME=%s", sandboxed || !h ? "/tmp" : h);
+    env[k++] = home;
+    env[k++] = sandboxed ? "TMPDIR=/tmp" : "NB_WORKER=1";
+    env[k] = NULL;
+    made = sandboxed;
+    return env;
+}
+
+/* ---- the sandbox -------------------------------------------------------------------------- */
+
+static void add(char **argv, size_t *k, const char *a)
+{
+    if (*k + 1 < MAX_ARGV)
+        argv[(*k)++] = (char *)a;
+}
+
+/* bubblewrap's options for one worker: the whole file system read-only, the hidden folders covered by
+ * empty ones, a private /tmp and /dev/shm of tmp_bytes, the GPUs' device files and nothing else of
+ * /dev, a process namespace of its own (every descendant dies with it), no network, no capabilities. */
+static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, const char *call_dir, char *store,
+                         size_t store_len)
+{
+    static char size[32];
+    snprintf(size, sizeof size, "%zu", spec->tmp_bytes ? spec->tmp_bytes : (size_t)256 << 20);
+    add(argv, k, "--ro-bind");
+    add(argv, k, "/");
+    add(argv, k, "/");
+    for (int h = 0; h < NB_SANDBOX_HIDDEN_MAX && spec->hidden[h]; ++h) {
+        struct stat st;
+        if (stat(spec->hidden[h], &st) == 0 && S_ISDIR(st.st_mode)) {
+            add(argv, k, "--tmpfs");
+            add(argv, k, spec->hidden[h]);
+        }
+    }
+    /* The worker's own folder, in case a hidden one held it. */
+    size_t used = 0;
+    const char *slash = strrchr(spec->program, '/');
+    if (slash && used + (size_t)(slash - spec->program) + 1 < store_len) {
+        char *dir = store + used;
+        memcpy(dir, spec->program, (size_t)(slash - spec->program));
+        dir[slash - spec->program] = '\0';
+        used += (size_t)(slash - spec->program) + 1;
+        if (dir[0]) {
+            add(argv, k, "--ro-bind");
+            add(argv, k, dir);
+            add(argv, k, dir);
+        }
+    }
+    add(argv, k, "--dev");
+    add(argv, k, "/dev");
+    static glob_t gpus;
+    static int globbed;
+    if (!globbed++)
+        glob("/dev/nvidia*", 0, NULL, &gpus);
+    for (size_t g = 0; g < gpus.gl_pathc; ++g) {
+        add(argv, k, "--dev-bind");
+        add(argv, k, gpus.gl_pathv[g]);
+        add(argv, k, gpus.gl_pathv[g]);
+    }
+    add(argv, k, "--proc");
+    add(argv, k, "/proc");
+    add(argv, k, "--size");
+    add(argv, k, size);
+    add(argv, k, "--tmpfs");
+    add(argv, k, "/tmp");
+    add(argv, k, "--size");
+    add(argv, k, size);
+    add(argv, k, "--tmpfs");
+    add(argv, k, "/dev/shm");
+    add(argv, k, "--ro-bind");
+    add(argv, k, call_dir);
+    add(argv, k, "/tmp/nb-call");
+    static const char *const rest[] = {"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                                       "--chdir", "/tmp", "--"};
+    for (size_t r = 0; r < sizeof rest / sizeof rest[0]; ++r)
+        add(argv, k, rest[r]);
+}
+
+/* Start argv with env; stdin from /dev/null, its own process group, killed if the judge dies. */
+static pid_t spawn(char *const argv[], char *const env[], int quiet)
+{
+    fflush(stdout);
+    fflush(stderr);
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    const int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, 0);
+        if (quiet) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+    }
+    signal(SIGPIPE, SIG_DFL);
+    execve(argv[0], argv, env);
+    _exit(127);
+}
+
+int nb_sandbox_available(char *why, size_t len)
+{
+    static int known = -1;
+    static char reason[256];
+    if (known < 0) {
+        char bwrap[4200];
+        if (find_program("bwrap", bwrap, sizeof bwrap) != 0) {
+            snprintf(reason, sizeof reason, "bubblewrap (bwrap) is not installed (apt-get install bubblewrap)");
+            known = 0;
+        } else {
+            char *argv[MAX_ARGV];
+            size_t k = 0;
+            add(argv, &k, bwrap);
+            static const char *const probe[] = {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                                "--tmpfs", "/tmp", "--unshare-all", "--die-with-parent",
+                                                "--new-session", "--cap-drop", "ALL", "--", "true"};
+            for (size_t p = 0; p < sizeof probe / sizeof probe[0]; ++p)
+                add(argv, &k, probe[p]);
+            argv[k] = NULL;
+            int status = -1;
+            const pid_t pid = spawn(argv, worker_environment(1), 1);
+            known = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            if (!known)
+                snprintf(reason, sizeof reason, "bubblewrap cannot make its namespaces here (no user or mount "
+                         "namespaces for this user?)");
+        }
+    }
+    if (why)
+        snprintf(why, len, "%s", known ? "" : reason);
+    return known;
+}
+
+/* ---- a worker's life ---------------------------------------------------------------------- */
+
+/* How the worker ended, said in one line unless it said why itself (exit status 2). */
+static void report_end(nb_worker *w, const char *when)
+{
+    int status = 0;
+    pid_t got = 0;
+    for (int tries = 0; tries < 200 && (got = waitpid(w->pid, &status, WNOHANG)) == 0; ++tries)
+        usleep(10000);
+    if (got == 0) {
+        kill(-w->pid, SIGKILL);
+        got = waitpid(w->pid, &status, 0);
+    }
+    if (got == w->pid)
+        w->pid = 0;
+    if (got != w->pid && got <= 0) {
+        nb_error("the step's worker stopped answering %s", when);
+        return;
+    }
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (code > 128 && code < 128 + 65) { /* bwrap and mpirun report a signal so */
+        sig = code - 128;
+        code = -1;
+    }
+    if (code == NB_EXIT_ERROR)
+        return; /* its own line is above */
+    if (sig)
+        nb_error("the step's worker died %s on signal %d (%s)", when, sig, strsignal(sig));
+    else
+        nb_error("the step's worker exited %s with status %d", when, code);
+}
+
+static int protocol_error(nb_worker *w, const char *when, int err)
+{
+    if (err == ETIMEDOUT) { /* the caller says how long it waited */
+        if (w->pid > 0)
+            kill(-w->pid, SIGKILL);
+        nb_worker_stop(w);
+        return NB_EXIT_ERROR;
+    }
+    if (err == EPIPE) {
+        report_end(w, when);
+    } else {
+        nb_error("the step's worker broke the protocol %s (%s)", when, err == EPROTO ? "a bad frame" : strerror(err));
+    }
+    nb_worker_stop(w);
+    return NB_EXIT_ERROR;
+}
+
+int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
+{
+    memset(w, 0, sizeof *w);
+    w->request = w->response = -1;
+    signal(SIGPIPE, SIG_IGN); /* a worker that went away is EPIPE on the write, said in one line */
+    char why[256];
+    int sandboxed = 0;
+    if (spec->sandbox != NB_SANDBOX_OFF) {
+        sandboxed = nb_sandbox_available(why, sizeof why);
+        if (!sandboxed && spec->sandbox == NB_SANDBOX_REQUIRE) {
+            nb_error("no sandbox for the step's worker: %s; grading other people's code needs one", why);
+            return NB_EXIT_ERROR;
+        }
+    }
+    w->sandboxed = sandboxed;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(w->dir, sizeof w->dir, "%s/nb-call.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(w->dir)) {
+        nb_error("cannot make a call folder in %s: %s", tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    char request[600], response[600];
+    snprintf(request, sizeof request, "%s/request", w->dir);
+    snprintf(response, sizeof response, "%s/response", w->dir);
+    if (mkfifo(request, 0600) != 0 || mkfifo(response, 0600) != 0) {
+        nb_error("cannot make the worker's FIFOs in %s: %s", w->dir, strerror(errno));
+        nb_worker_stop(w);
+        return NB_EXIT_ERROR;
+    }
+
+    char *argv[MAX_ARGV], bwrap[4200], mpirun[4200], ranks[16], store[4200];
+    size_t k = 0;
+    if (sandboxed) {
+        find_program("bwrap", bwrap, sizeof bwrap);
+        add(argv, &k, bwrap);
+        sandbox_argv(argv, &k, spec, w->dir, store, sizeof store);
+    }
+    if (spec->ranks) {
+        if (find_program("mpirun", mpirun, sizeof mpirun) != 0) {
+            nb_error("mpirun is not installed: this step runs as %u MPI ranks (apt-get install openmpi-bin)", spec->ranks);
+            nb_worker_stop(w);
+            return NB_EXIT_ERROR;
+        }
+        snprintf(ranks, sizeof ranks, "%u", spec->ranks);
+        add(argv, &k, sandboxed ? "mpirun" : mpirun);
+        add(argv, &k, "-np");
+        add(argv, &k, ranks);
+        if (geteuid() == 0)
+            add(argv, &k, "--allow-run-as-root");
+        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        if (cores > 0 && (unsigned long)cores < spec->ranks)
+            add(argv, &k, "--oversubscribe");
+    }
+    add(argv, &k, spec->program);
+    add(argv, &k, "--call");
+    add(argv, &k, sandboxed ? "/tmp/nb-call" : w->dir);
+    argv[k] = NULL;
+    if (sandboxed && spec->ranks) /* inside, mpirun is found on the worker's PATH */
+        for (size_t j = 0; j < k; ++j)
+            if (argv[j] == (char *)"mpirun")
+                argv[j] = mpirun;
+
+    /* Open the response end first (it never blocks), then start the worker and wait for it to open the
+     * request's: only then is the response's end of file the worker's death. */
+    w->response = open(response, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    w->pid = w->response < 0 ? -1 : spawn(argv, worker_environment(sandboxed), 0);
+    if (w->pid < 0) {
+        nb_error("cannot start the step's worker %s: %s", spec->program, strerror(errno));
+        w->pid = 0;
+        nb_worker_stop(w);
+        return NB_EXIT_ERROR;
+    }
+    const double deadline = nb_now() + (limit_s > 0.0 ? limit_s : START_LIMIT_S);
+    while ((w->request = open(request, O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+        int status;
+        if (errno != ENXIO || nb_now() > deadline || waitpid(w->pid, &status, WNOHANG) == w->pid) {
+            if (nb_now() > deadline)
+                nb_error("the step's worker did not start within %.0f s", limit_s > 0.0 ? limit_s : START_LIMIT_S);
+            else if (errno != ENXIO)
+                nb_error("cannot open %s: %s", request, strerror(errno));
+            else {
+                w->pid = 0; /* reaped */
+                const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+                if (code == 127)
+                    nb_error("cannot run the step's worker %s (missing, or not executable%s)", spec->program,
+                             sandboxed ? " inside the sandbox" : "");
+                else if (code != NB_EXIT_ERROR)
+                    nb_error("the step's worker ended before it started (status %d)", code);
+            }
+            nb_worker_stop(w);
+            return NB_EXIT_ERROR;
+        }
+        usleep(2000);
+    }
+
+    nb_frame f;
+    nb_wire_setup hello;
+    errno = 0;
+    if (nb_recv_header(w->response, &f, deadline) != 0 || f.type != NB_MSG_HELLO || f.length != sizeof hello ||
+        nb_recv_bytes(w->response, &hello, sizeof hello, deadline) != 0 || hello.version != NB_PROTOCOL_VERSION) {
+        if (errno == ETIMEDOUT)
+            nb_error("the step's worker did not answer within %.0f s", limit_s > 0.0 ? limit_s : START_LIMIT_S);
+        return protocol_error(w, "as it started", errno == 0 ? EPROTO : errno);
+    }
+    const nb_wire_setup setup = {NB_PROTOCOL_VERSION, spec->gpus, spec->threads, spec->features};
+    const void *part = &setup;
+    const size_t len = sizeof setup;
+    nb_wire_ready ready;
+    errno = 0;
+    if (nb_send(w->request, NB_MSG_SETUP, &part, &len, 1, deadline) != 0 ||
+        nb_recv_header(w->response, &f, deadline) != 0 || f.type != NB_MSG_READY || f.length != sizeof ready ||
+        nb_recv_bytes(w->response, &ready, sizeof ready, deadline) != 0) {
+        if (errno == ETIMEDOUT)
+            nb_error("the step's worker was not ready within %.0f s", limit_s > 0.0 ? limit_s : START_LIMIT_S);
+        return protocol_error(w, "as it started", errno == 0 ? EPROTO : errno);
+    }
+    ready.device[sizeof ready.device - 1] = '\0';
+    snprintf(w->device, sizeof w->device, "%s", ready.device);
+    w->gpus = ready.gpus;
+    return NB_EXIT_OK;
+}
+
+int nb_worker_call(nb_worker *w, nb_state *state, const nb_run *run, double limit_s, nb_snapshot_fn on_snapshot,
+                   void *ctx, nb_worker_reply *reply)
+{
+    memset(reply, 0, sizeof *reply);
+    if (w->request < 0) {
+        nb_error("the step's worker has ended");
+        return NB_EXIT_ERROR;
+    }
+    const nb_wire_run wire = {state->systems, state->bodies, run->steps, state->step, run->extra.snapshot_every,
+                              state->time, 0.0, run->dt, run->eps2, run->extra.theta, run->block,
+                              run->extra.gpus, (uint32_t)run->extra.no_overlap, (uint32_t)run->extra.decompose,
+                              (uint32_t)run->extra.deterministic};
+    const uint64_t total = nb_state_count(state);
+    const uint64_t payload = total * (NB_FIELDS - 1) * sizeof(float);
+    nb_state view = {0};
+    nb_wire_result result;
+    errno = 0;
+    const double t0 = nb_now(), deadline = t0 + limit_s;
+    int rc = NB_EXIT_OK;
+    if (nb_send_state(w->request, NB_MSG_REQUEST, &wire, sizeof wire, state, NB_FIELDS, deadline) != 0)
+        rc = -1;
+    for (nb_frame f; rc == NB_EXIT_OK;) {
+        if (nb_recv_header(w->response, &f, deadline) != 0) {
+            rc = -1;
+        } else if (f.type == NB_MSG_SNAPSHOT && f.length == sizeof(nb_wire_view) + payload) {
+            nb_wire_view head;
+            if (!view.x && nb_state_alloc(&view, state->systems, state->bodies) != NB_EXIT_OK) {
+                nb_worker_stop(w);
+                return NB_EXIT_ERROR;
+            }
+            if (nb_recv_bytes(w->response, &head, sizeof head, deadline) != 0 ||
+                nb_recv_state(w->response, &view, NB_FIELDS - 1, deadline) != 0) {
+                rc = -1;
+                break;
+            }
+            memcpy(view.m, state->m, total * sizeof(float));
+            view.step = head.step;
+            view.time = head.time;
+            if (on_snapshot && on_snapshot(ctx, &view) != NB_EXIT_OK) {
+                nb_state_free(&view);
+                nb_worker_stop(w);
+                return NB_EXIT_ERROR;
+            }
+        } else if (f.type == NB_MSG_RESULT && f.length == sizeof result + payload) {
+            if (nb_recv_bytes(w->response, &result, sizeof result, deadline) != 0 ||
+                nb_recv_state(w->response, state, NB_FIELDS - 1, deadline) != 0)
+                rc = -1;
+            break;
+        } else {
+            errno = EPROTO;
+            rc = -1;
+        }
+    }
+    const double t1 = nb_now();
+    nb_state_free(&view);
+    if (rc != NB_EXIT_OK) {
+        const int err = errno ? errno : EPROTO;
+        if (err == ETIMEDOUT)
+            nb_error("the step did not finish its run of %llu step%s within %.0f s (the limit: %.0f s and %.0f ns "
+                     "an interaction): stopped", (unsigned long long)run->steps, run->steps == 1 ? "" : "s", limit_s,
+                     NB_CALL_BASE_S, NB_CALL_NS_PER_INTERACTION);
+        return protocol_error(w, "in the middle of a run", err);
+    }
+    reply->seconds = t1 - t0;
+    reply->region_s = result.region_s;
+    reply->clock_mhz = result.clock_mhz > 0.0 && result.clock_mhz < 1e5 ? result.clock_mhz : 0.0;
+    reply->block = result.block;
+    reply->gpus = result.gpus;
+    result.config[sizeof result.config - 1] = '\0';
+    memcpy(reply->config, result.config, sizeof reply->config);
+    if (result.status == NB_EXIT_OK)
+        return NB_EXIT_OK;
+    if (result.status != NB_EXIT_ERROR)
+        nb_error("nb_step_run returned %d (0 or NB_EXIT_ERROR, nbody.h)", result.status);
+    nb_worker_stop(w);
+    return NB_EXIT_ERROR;
+}
+
+void nb_worker_stop(nb_worker *w)
+{
+    if (w->request >= 0)
+        close(w->request);
+    w->request = -1;
+    if (w->pid > 0) {
+        int status;
+        pid_t got = 0;
+        for (int tries = 0; tries < 300 && (got = waitpid(w->pid, &status, WNOHANG)) == 0; ++tries)
+            usleep(10000); /* up to 3 s to end by itself */
+        if (got == 0) {
+            kill(-w->pid, SIGKILL);
+            kill(w->pid, SIGKILL);
+            waitpid(w->pid, &status, 0);
+        }
+    }
+    w->pid = 0;
+    if (w->response >= 0)
+        close(w->response);
+    w->response = -1;
+    if (w->dir[0]) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/request", w->dir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/response", w->dir);
+        unlink(path);
+        rmdir(w->dir);
+        w->dir[0] = '\0';
+    }
+}
