@@ -118,6 +118,7 @@ static void grade_step(grader *g, outcome *out)
     out->speedup_base = out->speedup_prev = -1.0;
     char logdir[4300], bin[4300];
     textf(logdir, sizeof logdir, "%s/logs/%s", o->out, s->id);
+    log_budget_reset(); /* this step's logs, all of them together, are capped */
     nftw(logdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); /* an earlier run's logs are not this run's */
     if (mkdirs(logdir) != NB_EXIT_OK)
         exit(NB_EXIT_ERROR);

@@ -68,6 +68,9 @@ grade-selftest: $(GRADER)  ## show the grader FAILs broken copies of step00 (and
 # A copy of a step's source, built outside the tree exactly as the step is (its flags, its judge, the
 # worker's objects, the library), for grade-selftest: make grade-copy COPY_ID=00 COPY_SRC=dir/nbody.c
 # COPY_BIN=dir/step00 [COPY_FLAGS=...] makes the judge dir/step00 and its worker dir/step00-worker.
+# COPY_RACE=1: the race check's build (grading/race.c): no optimisation, and the macros an optimised build
+# defines, so that the source cannot tell the two builds apart.
+RACE_FLAGS := -O0 -D__OPTIMIZE__=1 -U__NO_INLINE__
 ifneq ($(COPY_BIN),)
 COPY_FOLDER := $(call folder_of,$(COPY_ID))
 COPY_LANG := $(call lang_of,$(COPY_ID))
@@ -80,11 +83,11 @@ $(COPY_BIN): $(BUILD)/obj/$(COPY_FOLDER)/judge.o $(LIBNBODY) $(COPY_BIN)-worker
 	$(link_judge)
 ifeq ($(COPY_LANG),c)
 $(COPY_BIN)-worker: $(COPY_SRC) $(call worker_objs,$(COPY_ID),$(COPY_FOLDER),c)
-	$(CC) $(LAB_CFLAGS) $(CFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) -c $< -o $@.o
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) $(if $(COPY_RACE),$(RACE_FLAGS)) -c $< -o $@.o
 	$(CC) -fopenmp $(LDFLAGS) -o $@ $@.o $(filter-out $<,$^) $(LDLIBS)
 else
 $(COPY_BIN)-worker: $(COPY_SRC) $(call worker_objs,$(COPY_ID),$(COPY_FOLDER),cu)
-	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) $(if $(call launch_of,$(COPY_ID)),$(call mpi_for_nvcc,$(MPI_CFLAGS))) -c $< -o $@.o
+	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) $(call flags_of,$(COPY_ID)) $(STEP_DEFS) $(COPY_FLAGS) $(if $(COPY_RACE),$(RACE_FLAGS)) $(if $(call launch_of,$(COPY_ID)),$(call mpi_for_nvcc,$(MPI_CFLAGS))) -c $< -o $@.o
 	$(NVCC) -arch=sm_$(CUDA_ARCH) -o $@ $@.o $(filter-out $<,$^) -Xcompiler -fopenmp $(NVCC_LDFLAGS) $(if $(call launch_of,$(COPY_ID)),$(call mpi_for_nvcc,$(MPI_LIBS))) $(LDLIBS)
 endif
 endif

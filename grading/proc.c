@@ -136,12 +136,19 @@ int spawn(char *const argv[], const char *log_path, job *j)
     return NB_EXIT_OK;
 }
 
-/* Copy what the job has printed so far into its log. Past LOG_CAP_BYTES it is a flood: the log ends
- * with a note (and stays within the cap), the job's group is killed and nothing more is read. */
+static size_t step_budget = STEP_LOG_CAP_BYTES; /* what the current step's logs may still take */
+
+void log_budget_reset(void) { step_budget = STEP_LOG_CAP_BYTES; }
+
+/* Copy what the job has printed so far into its log. Past LOG_CAP_BYTES, or past what its step's logs
+ * may still take together, it is a flood: the log ends with a note (and stays within the cap), the job's
+ * group is killed and nothing more is read. */
 static void take_output(job *j)
 {
     static const char note[] = "\ngrade: this log was cut here, at its cap: output flood (the run was stopped)\n";
-    const size_t room = LOG_CAP_BYTES - (sizeof note - 1);
+    const int whole_step = j->kept + step_budget < LOG_CAP_BYTES;
+    const size_t cap = whole_step ? j->kept + step_budget : LOG_CAP_BYTES;
+    const size_t room = cap > sizeof note - 1 ? cap - (sizeof note - 1) : 0;
     char buf[65536];
     while (j->out_fd >= 0 && !j->flooded) {
         const ssize_t got = read(j->out_fd, buf, sizeof buf);
@@ -159,12 +166,15 @@ static void take_output(job *j)
         if (j->kept + n <= room) {
             (void)nb_write_all(j->log_fd, buf, n);
             j->kept += n;
+            step_budget -= n;
             continue;
         }
-        (void)nb_write_all(j->log_fd, buf, room - j->kept);
+        if (room > j->kept)
+            (void)nb_write_all(j->log_fd, buf, room - j->kept);
         (void)nb_write_all(j->log_fd, note, sizeof note - 1);
-        j->kept = LOG_CAP_BYTES;
-        j->flooded = 1;
+        step_budget -= cap - j->kept < step_budget ? cap - j->kept : step_budget;
+        j->kept = cap;
+        j->flooded = whole_step ? 2 : 1;
         kill(-j->pid, SIGKILL);
     }
 }
@@ -249,6 +259,8 @@ void describe_end(const run_result *r, double timeout, char *out, size_t len)
 {
     if (r->timed_out)
         textf(out, len, "timed out after %.0f s", timeout);
+    else if (r->flooded == 2)
+        textf(out, len, "the step's logs exceeded %d MiB together: output flood", STEP_LOG_CAP_MIB);
     else if (r->flooded)
         textf(out, len, "log exceeded %d MiB: output flood", LOG_CAP_MIB);
     else if (r->signal)

@@ -12,10 +12,13 @@
 /* What the grader keeps of a run's output: a step that prints without end is stopped at this size. */
 #define LOG_CAP_MIB 16
 #define LOG_CAP_BYTES ((size_t)LOG_CAP_MIB << 20)
+/* ... and all the logs of one step together at this size (log_budget_reset starts a step's). */
+#define STEP_LOG_CAP_MIB 64
+#define STEP_LOG_CAP_BYTES ((size_t)STEP_LOG_CAP_MIB << 20)
 
 typedef struct run_result {
     int exited, code, signal, timed_out;
-    int flooded; /* stopped for printing more than LOG_CAP_BYTES */
+    int flooded; /* stopped for printing more than LOG_CAP_BYTES (1), or its step's logs STEP_LOG_CAP_BYTES (2) */
     double seconds;
 } run_result;
 
@@ -31,6 +34,8 @@ typedef struct job {
 int mkdirs(const char *path);
 int is_executable(const char *path);
 int have_command(const char *name);
+/* A new step: its logs together may take STEP_LOG_CAP_BYTES from now on. */
+void log_budget_reset(void);
 /* Installed by main: Ctrl-C, kill or a hang-up ends every child's group, then the grader. */
 void end_children_on_signals(void);
 /* Start argv, its output into log_path; NB_EXIT_OK or NB_EXIT_ERROR (with a message). */
@@ -38,7 +43,8 @@ int spawn(char *const argv[], const char *log_path, job *j);
 /* Wait until one of jobs[0..count) ends (killed past `timeout` or flooding); its index, -1 if none. */
 int reap(job *jobs, size_t count, double timeout, run_result *res);
 int run_one(char *const argv[], const char *log_path, double timeout, run_result *res);
-/* "timed out after 900 s", "log exceeded 16 MiB: output flood", "killed by signal 11 (...)", "exit status 2" */
+/* "timed out after 900 s", "log exceeded 16 MiB: output flood", "the step's logs exceeded 64 MiB together:
+ * output flood", "killed by signal 11 (...)", "exit status 2" */
 void describe_end(const run_result *r, double timeout, char *out, size_t len);
 
 #endif

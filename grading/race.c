@@ -73,7 +73,7 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
             exit(NB_EXIT_ERROR);
         unlink(bin);
         textf(cmd, sizeof cmd, "%s -s --no-print-directory BUILD='%s' grade-copy COPY_ID='%s' COPY_SRC='%s/nbody.%s' "
-              "COPY_BIN='%s' COPY_FLAGS='-O0 -D__OPTIMIZE__=1 -U__NO_INLINE__'", g->o.make ? g->o.make : "make", g->o.build, s->id, s->folder, s->lang, bin);
+              "COPY_BIN='%s' COPY_RACE=1", g->o.make ? g->o.make : "make", g->o.build, s->id, s->folder, s->lang, bin);
         char *argv[] = {"/bin/sh", "-c", cmd, NULL};
         progress(g->tty, "  %s %s: race check: building it without optimisation (-O0)", s->id, out->name);
         run_result r;

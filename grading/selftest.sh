@@ -39,7 +39,6 @@ faults=(
     "system-offset|$cpu_step|a system starts at i / n, not i / n * n|s/first = i \/ n \* n;/first = i \/ n;/"
     "drift-before-kick|$cpu_step|positions move with the old velocity|s/s->v\([xyz]\)\[i\] += a\([xyz]\)\[i\] \* run->dt;/KICK_\1/;s/s->\([xyz]\)\[i\] += s->v\([xyz]\)\[i\] \* run->dt;/s->v\1[i] += a\1[i] * run->dt;/;s/KICK_\([xyz]\)/s->\1[i] += s->v\1[i] * run->dt;/"
     "nan|$cpu_step|no softening: the j = i term is 0/0|s/+ eps2; \/\* softening/; \/* softening/"
-    "empty-region|$cpu_step|the timed region marks nothing: the loop runs outside it (graded with its timed run)|s/^    nb_region_begin(run);$//;s/^    nb_region_end(run);$/    nb_region_begin(run);\n    nb_region_end(run);/"
     "tells-timed-runs|$cpu_step|half the steps in a run that has a clock (timed runs had one, checked runs none)|s/step < run->steps; ++step/step < (run->clock ? run->steps \/ 2 : run->steps); ++step/"
     "clamps-steps|$cpu_step|never more than 4 steps, what the state check asks, whatever --steps says|s/step < run->steps; ++step/step < (run->steps < 4 ? run->steps : 4); ++step/"
     "skips-work-when-long|$cpu_step|at N > 1000, in runs of more than 4 steps (the timed ones), the last 64th of the bodies pulls on nobody|s/^#include <stdlib.h>$/&\nstatic uint64_t steps_asked;/;s/^    const size_t total = nb_state_count(s);$/&\n    steps_asked = run->steps;/;s/for (size_t j = first; j < first + n; ++j)/for (size_t j = first; j < first + (n > 1000 \&\& steps_asked > 4 ? n - n \/ 64 : n); ++j)/"
@@ -47,6 +46,7 @@ faults=(
     "escape-in-error|$cpu_step|its error message sets the window title, clears the screen, turns red: none of it may reach the table|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_ERROR, \"%c]0;owned%c%c[2J%c[31mforces wrong%c[0m, said in colour\", 27, 7, 27, 27, 27);\n&/"
     "escape-in-fail|$cpu_step|its FAIL line clears the screen and turns red: the clause shown must be plain text|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_MISMATCH, \"%c[2J%c[31mforces FAIL%c[0m\", 27, 27, 27);\n&/"
     "shared-sums|$omp_step|a data race: the four bodies' sums declared outside the parallel loop, shared by every thread|s/^        float \(ax[ac] = 0\.0f\)/        \1/;s/^#pragma omp parallel for schedule(dynamic/    float axa, aya, aza, axb, ayb, azb, axc, ayc, azc, axd, ayd, azd;\n&/"
+    "race-evasion|$omp_step|the same race, run on one thread whenever the race check's environment (OMP_NUM_THREADS, OMP_WAIT_POLICY) can be seen|s/^        float \\(ax[ac] = 0\\.0f\\)/        \\1/;s/^#pragma omp parallel for schedule(dynamic/    float axa, aya, aza, axb, ayb, azb, axc, ayc, azc, axd, ayd, azd;\\n    if (getenv(\"OMP_NUM_THREADS\") || getenv(\"OMP_WAIT_POLICY\"))\\n        omp_set_num_threads(1);\\n&/;s/^#include <stdlib.h>$/&\\n#include <omp.h>/"
     "partial-tile|$gpu_step|the last partial tile of bodies is skipped|s/const int tiles = (n + blockDim.x - 1) \/ blockDim.x;/const int tiles = n \/ blockDim.x;/"
     "wrong-sign|$gpu_step|x_i - x_j instead of x_j - x_i: repulsion|s/= pj\.\([xyz]\) - \([xyz]\)i;/= \2i - pj.\1;/"
     "mass-ignored|$gpu_step|every body pulls with unit mass|s/const float f = pj\.w \* inv/const float f = inv/"
@@ -155,7 +155,7 @@ run_case() {
     local race=()
     if [ "$id" = "$omp_step" ]; then
         if ! $MAKE -s --no-print-directory BUILD="$BUILD" grade-copy COPY_ID="$id" COPY_SRC="$dir/nbody.$ext" \
-            COPY_BIN="$bin-O0" COPY_FLAGS="$flags -O0" > "$dir/build-O0.log" 2>&1; then
+            COPY_BIN="$bin-O0" COPY_FLAGS="$flags" COPY_RACE=1 > "$dir/build-O0.log" 2>&1; then
             report "BROKEN" "the -O0 copy did not build: see $dir/build-O0.log"
             return
         fi
@@ -211,6 +211,103 @@ for c in "${controls[@]}"; do
     only "$id" || continue
     run_case "$name" "$id" PASS "$flags" "" "$what"
 done
+
+# The cheats (grading/cheats/README.md): whole step sources that want a better grade than they earn, one
+# per class of attack on the grader. Each is graded with a small timed run, beside the unchanged step 00
+# graded the same way; it must FAIL, or (HONEST) PASS no faster than CHEAT_ROOM times the honest step, or
+# (NOGAIN) either; and what it tried must have left no trace (the lab's files, the grader's output).
+CHEAT_ROOM=3
+cheat_timing=(--bodies 2048 --cpu-steps 2 --gpu-steps 2 --repeat 3)
+cheat_check_n="1 31 257 1000"
+# grade_copy NAME DIR BIN: grade a built copy of step 00 with the cheats' sizes; prints "verdict|why|G/s|seconds".
+grade_cheat() {
+    local name=$1 dir=$2 bin=$3 t0 rc
+    t0=$(date +%s)
+    "$GRADER" --steps "$cpu_step" --binary "$bin" --label "$name" "${cheat_timing[@]}" --out "$dir/grade" \
+        --ref-cache "$cache" --probe "$GPU_PROBE" --jobs "$GRADE_JOBS" --timeout "$GRADE_TIMEOUT" \
+        --check-n "$cheat_check_n" > "$dir/grade.log" 2>&1
+    rc=$?
+    local got why gint
+    got=$(awk -F, 'NR == 2 { print $3 }' "$dir/grade/verdicts.csv" 2>/dev/null)
+    why=$(awk -F, 'NR == 2 { print $4 }' "$dir/grade/verdicts.csv" 2>/dev/null)
+    gint=$(. common/steps.sh; awk -F, 'NR == 1 { for (k = 1; k <= NF; ++k) c[$k] = k; next } { print $c["ginteractions_s"] }' \
+        "$dir/grade/results.csv" 2>/dev/null | tail -n 1)
+    if { [ "$got" = FAIL ] && [ $rc -ne 1 ]; } || { [ "$got" = PASS ] && [ $rc -ne 0 ]; }; then
+        why="verdict $got but exit status $rc"; got=BROKEN
+    fi
+    printf '%s|%s|%s|%s\n' "${got:-BROKEN}" "${why:-no verdict (exit status $rc): see $dir/grade.log}" "${gint:-}" \
+        "$(($(date +%s) - t0))"
+}
+lab_sum() { cat steps.list common/*.c common/*.h step*/nbody.c* 2>/dev/null | cksum; }
+cheats() {
+    local honest=$root/$cpu_step-unchanged/$(folder_of "$cpu_step") hdir=$root/$cpu_step-cheat-honest
+    local id=$cpu_step name expect what
+    mkdir -p "$hdir"
+    name=cheat-honest expect=PASS what="the unchanged step 00 at the cheats' sizes: the honest speed"
+    if [ ! -x "$honest" ]; then
+        report BROKEN "no unchanged copy at $honest"
+        return
+    fi
+    local out honest_gint
+    IFS='|' read -r got why honest_gint _ <<< "$(grade_cheat "$name" "$hdir" "$honest")"
+    report "$got" "${why:-$honest_gint G interactions/s}"
+    for src in grading/cheats/*.c; do
+        local head
+        head=$(grep -m1 '^ \* cheat: ' "$src" | sed 's/^ \* cheat: //')
+        IFS='|' read -r name id expect what <<< "$head"
+        name=${name// /} id=${id// /} expect=${expect// /}
+        what=$(sed -n '/^ \* cheat: /,/\*\//p' "$src" | sed 's/^ \* cheat: [^|]*|[^|]*|[^|]*| *//;s/^ \* *//;s/ *\*\/$//' | tr '\n' ' ')
+        named "$name" || continue
+        local dir=$root/cheat-$name bin sum_before sum_after got why gint secs
+        bin=$dir/$(folder_of "$id")
+        mkdir -p "$dir"
+        rm -rf "$dir/grade"
+        if ! $MAKE -s --no-print-directory BUILD="$BUILD" grade-copy COPY_ID="$id" COPY_SRC="$src" COPY_BIN="$bin" \
+            > "$dir/build.log" 2>&1; then
+            local e=$expect; expect=FAIL; report BROKEN "the cheat did not build: see $dir/build.log"; expect=$e
+            continue
+        fi
+        sum_before=$(lab_sum)
+        IFS='|' read -r got why gint secs <<< "$(grade_cheat "$name" "$dir" "$bin")"
+        [ "$name" = writes-grader-files ] && sleep 3 # its process of its own would write two seconds later
+        sum_after=$(lab_sum)
+        local shown=$expect wrong=""
+        case $expect in
+        HONEST | NOGAIN)
+            if [ "$got" = PASS ]; then
+                if [ -z "$gint" ] || [ -z "$honest_gint" ] ||
+                    awk -v a="$gint" -v b="$honest_gint" -v r=$CHEAT_ROOM 'BEGIN { exit !(a > r * b) }'; then
+                    wrong="PASS at ${gint:-no} G interactions/s, over $CHEAT_ROOM x the honest step's ${honest_gint:-?}"
+                fi
+                why="PASS at $gint G interactions/s (honest: $honest_gint)"
+            elif [ "$expect" = NOGAIN ] && [ "$got" = FAIL ]; then
+                got=NOGAIN
+            fi
+            [ "$expect" = HONEST ] && shown=PASS
+            [ "$expect" = NOGAIN ] && [ "$got" = PASS ] && got=NOGAIN
+            ;;
+        esac
+        [ "$sum_before" = "$sum_after" ] || wrong="the lab's files changed while it was graded${wrong:+; $wrong}"
+        if grep -rqs 'forged-by-a-cheat' "$dir/grade"/*.csv "$BUILD/grade"/*.csv 2>/dev/null; then
+            wrong="a forged row reached the grader's CSV files${wrong:+; $wrong}"
+        fi
+        [ "$name" = never-returns ] && [ "${secs:-0}" -gt 180 ] && wrong="it cost ${secs} s, not a few minutes at most"
+        if [ "$name" = log-flood ]; then
+            local kib
+            kib=$(du -sk "$dir/grade/logs" 2>/dev/null | cut -f1)
+            [ "${kib:-0}" -le $(((64 + 1) * 1024)) ] || wrong="its logs take ${kib} KiB, over the step's cap"
+        fi
+        if [ -n "$wrong" ]; then
+            got=BROKEN why=$wrong
+        fi
+        expect=$shown
+        [ "$got" = NOGAIN ] && expect=NOGAIN
+        report "$got" "$why (${secs} s)"
+    done
+}
+if only "$cpu_step" && [ -z "${SELFTEST_NO_CHEATS:-}" ]; then
+    cheats
+fi
 
 # The forged reference: a step whose drift ignores dt, and a cache whose every state file at N = 31 is
 # that step's own -o output (a float32 snapshot) for the same input, 4 steps of dt = 0.001. The cache
