@@ -121,7 +121,7 @@ static void usage(FILE *f, const nb_step_facts *step)
             "      --sandbox-hide DIR  a folder the worker must not see (up to 4)\n",
             step->name, step->summary, step->name);
     const unsigned k = step->features;
-    if (step->gpu || k) {
+    if (step->gpu || k || step->ranks) {
         fprintf(f, "\nThis step's own\n");
         if (step->gpu)
             fprintf(f, "      --block B           threads per block (default: the step's own)\n");
@@ -134,6 +134,8 @@ static void usage(FILE *f, const nb_step_facts *step)
                        "                          (each GPU a slice of every system's bodies; positions exchanged)\n");
         if (k & NB_FEATURE_DETERMINISTIC)
             fprintf(f, "      --deterministic     sum the forces in a fixed order (bit-identical runs, slower)\n");
+        if (step->ranks)
+            fprintf(f, "      --ranks R           MPI ranks the worker runs as (default %u; one per GPU)\n", step->ranks);
         if (k & NB_FEATURE_THETA)
             fprintf(f, "      --theta T           opening angle, 0 <= T <= 2 (default %g; 0 = every cell opened)\n",
                     (double)NB_THETA_DEFAULT);
@@ -148,7 +150,7 @@ static void usage(FILE *f, const nb_step_facts *step)
 enum {
     OPT_MODEL = 256, OPT_MASSES, OPT_SEED, OPT_DT, OPT_EPS, OPT_SNAP_EVERY, OPT_SNAP_DIR, OPT_CSV, OPT_TAG,
     OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP, OPT_DECOMPOSE,
-    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE
+    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE, OPT_RANKS
 };
 
 static int check_tag(const char *tag)
@@ -201,6 +203,7 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *ste
         {"theta", required_argument, 0, OPT_THETA},
         {"sandbox", required_argument, 0, OPT_SANDBOX},
         {"sandbox-hide", required_argument, 0, OPT_SANDBOX_HIDE},
+        {"ranks", required_argument, 0, OPT_RANKS},
         {0, 0, 0, 0}};
 
     opterr = 0; /* our own messages, one line each */
@@ -309,6 +312,10 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *ste
             o->gpus = (unsigned)u;
             break;
         case OPT_NO_OVERLAP: o->no_overlap = 1; break;
+        case OPT_RANKS:
+            rc = nb_parse_u64(optarg, "--ranks", 1, 64, &u);
+            o->ranks = (unsigned)u;
+            break;
         case OPT_DETERMINISTIC: o->deterministic = 1; break;
         case OPT_THETA: rc = nb_parse_double(optarg, "--theta", 0.0, 2.0, 1, &o->theta); break;
         case OPT_DECOMPOSE:

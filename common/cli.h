@@ -26,6 +26,7 @@ typedef struct nb_options {
     uint64_t snapshot_every;
     const char *snapshot_dir;
     unsigned block, gpus;
+    unsigned ranks;    /* --ranks R: the MPI ranks of a step launched mpi:R (0: the registry's R) */
     int no_overlap, quiet, diagnostics, validate_only;
     int decompose; /* NB_DECOMPOSE_* of nbody.h */
     double theta;  /* --theta: tree steps' opening angle; < 0 = not given (the step's default) */
@@ -42,6 +43,7 @@ typedef struct nb_step_facts {
     const char *name, *summary;
     int gpu;            /* a CUDA step: --block, and GPU options */
     unsigned features;  /* NB_FEATURE_*: the options it takes beyond the common ones */
+    unsigned ranks;     /* launch mpi:R in steps.list: R, the default of --ranks; 0: one process */
 } nb_step_facts;
 
 /* Parse argv into *o (defaults first). Returns -1 to go on, or an exit status: 0 after --help (the

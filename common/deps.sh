@@ -2,9 +2,10 @@
 # deps.sh WHAT: make sure a dependency of the lab is here; install it with apt-get when we can
 # (root, non-interactive, no recommends), or print the exact command and fail.
 #   WHAT: zlib (snapshots' CRC-32), check (make test), gnuplot (figures; optional for make grade),
-#         mpi (OpenMPI: mpicc and mpirun, for the steps launched through mpirun and their tests)
+#         mpi (OpenMPI: mpicc and mpirun, for the steps launched through mpirun and their tests),
+#         bwrap (bubblewrap: the sandbox of the steps' workers, common/README.md)
 set -u
-what=${1:?usage: deps.sh zlib|check|gnuplot|mpi}
+what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap}
 cc=${CC:-gcc}
 root=${DEPS_ROOT:-}
 
@@ -20,6 +21,8 @@ have() {
         command -v gnuplot >/dev/null 2>&1 ;;
     mpi)
         command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 ;;
+    bwrap)
+        command -v bwrap >/dev/null 2>&1 || { [ -n "$root" ] && [ -x "$root/usr/bin/bwrap" ]; } ;;
     esac
 }
 
@@ -28,6 +31,7 @@ zlib) pkgs="zlib1g-dev" ;;
 check) pkgs="check libsubunit-dev pkg-config" ;;
 gnuplot) pkgs="gnuplot-nox" ;;
 mpi) pkgs="openmpi-bin libopenmpi-dev" ;;
+bwrap) pkgs="bubblewrap" ;;
 *) echo "deps.sh: unknown dependency '$what'" >&2; exit 2 ;;
 esac
 

@@ -411,6 +411,10 @@ static int refuse_options(const harness *h)
     const nb_options *o = &h->o;
     const unsigned k = h->features;
     const char *name = NB_STEP_NAME;
+    if (o->ranks && !NB_STEP_RANKS) {
+        nb_error("--ranks: %s runs as one process (steps.list launches it so)", name);
+        return NB_EXIT_ERROR;
+    }
     if (!NB_STEP_GPU && (o->block || o->gpus || o->no_overlap || o->decompose)) {
         nb_error("--block, --gpus, --no-overlap and --decompose are for the GPU steps; %s runs on the CPU", name);
         return NB_EXIT_ERROR;
@@ -450,7 +454,7 @@ static int worker_spec(harness *h)
     }
     nb_worker_spec *s = &h->spec;
     s->program = program;
-    s->ranks = NB_STEP_RANKS;
+    s->ranks = h->o.ranks ? h->o.ranks : NB_STEP_RANKS;
     s->gpus = h->o.gpus;
 #ifdef _OPENMP
     s->threads = (unsigned)omp_get_max_threads(); /* OMP_NUM_THREADS reaches the worker this way, and no other */
@@ -650,7 +654,8 @@ static int run_main(int argc, char **argv)
     static harness h;
     memset(&h, 0, sizeof h);
     h.checker.request = h.checker.response = -1;
-    const nb_step_facts facts = {NB_STEP_NAME, NB_STEP_SUMMARY, NB_STEP_GPU, nb_features_parse(NB_STEP_FEATURES)};
+    const nb_step_facts facts = {NB_STEP_NAME, NB_STEP_SUMMARY, NB_STEP_GPU, nb_features_parse(NB_STEP_FEATURES),
+                                 NB_STEP_RANKS};
     int rc = nb_parse_args(argc, argv, &h.o, &facts);
     if (rc >= 0)
         return rc;

@@ -64,6 +64,10 @@ static char **worker_environment(int sandboxed)
                 env[k++] = *e;
                 break;
             }
+    /* Every kernel loaded with the context, at the worker's start, which is never timed: not at its first
+     * launch inside a timed call (CUDA's lazy loading), unless the user chose otherwise. */
+    if (!getenv("CUDA_MODULE_LOADING"))
+        env[k++] = "CUDA_MODULE_LOADING=EAGER";
     static char home[4200];
     const char *h = getenv("HOME");
     snprintf(home, sizeof home, "HOME=%s", sandboxed || !h ? "/tmp" : h);

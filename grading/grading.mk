@@ -12,6 +12,8 @@ GRADE_CPU_STEPS ?= 1
 GRADE_REPEAT    ?= 3
 GRADE_TIMEOUT   ?= 900
 GRADE_CHECK_N   ?= 1 2 31 257 1000 4099 16384
+# The steps' workers: auto (bubblewrap where it runs, else said once and unsandboxed), require, off.
+GRADE_SANDBOX   ?= auto
 # Correctness cases at once: they are independent; the timed run is always alone.
 GRADE_JOBS      ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
 
@@ -20,7 +22,7 @@ GPU_PROBE := $(BUILD)/grading/gpu_probe
 GRADE_ARGS = --registry steps.list --build '$(BUILD)' --out '$(GRADE_DIR)' --make '$(MAKE)' --nvcc '$(NVCC)' \
   --probe '$(GPU_PROBE)' --bodies '$(GRADE_N)' --systems '$(GRADE_S)' --gpu-steps '$(GRADE_STEPS)' \
   --cpu-steps '$(GRADE_CPU_STEPS)' --repeat '$(GRADE_REPEAT)' --timeout '$(GRADE_TIMEOUT)' \
-  --check-n '$(GRADE_CHECK_N)' --jobs '$(GRADE_JOBS)'
+  --check-n '$(GRADE_CHECK_N)' --jobs '$(GRADE_JOBS)' --sandbox '$(GRADE_SANDBOX)'
 
 # The grader's parts, floor by floor (grading/README.md, "Which file does what"): each .c has its own
 # header, and includes only headers of its own floor or below; grade.h holds the shared types.
@@ -54,14 +56,21 @@ define grade_gnuplot
 $(MAKE) --no-print-directory -s $(BUILD)/.deps-gnuplot || echo "grade: going on without gnuplot: no ladder figure" >&2;
 endef
 
+# bubblewrap, the workers' sandbox: installed as Check is; without it the grade says so and goes on
+# (GRADE_SANDBOX=require refuses). Unpacked under DEPS_ROOT (the lent GPU machines), it is found there.
+define grade_bwrap
+$(MAKE) --no-print-directory -s $(BUILD)/.deps-bwrap >/dev/null 2>&1 || true;
+endef
+GRADE_PATH = $(if $(DEPS_ROOT),PATH='$(DEPS_ROOT)/usr/bin':"$$PATH")
+
 grade: $(GRADER)           ## check and time every step (STEP=NN or STEPS="00 01 05"): table, CSV, ladder plot
-	+@$(grade_gnuplot) $(grade_probe) $(GRADER) $(GRADE_ARGS) --steps '$(strip $(or $(STEPS),$(STEP)))'
+	+@$(grade_gnuplot) $(grade_bwrap) $(grade_probe) $(GRADE_PATH) $(GRADER) $(GRADE_ARGS) --steps '$(strip $(or $(STEPS),$(STEP)))'
 
 grade-plot: $(GRADER)      ## redraw the ladder from the last grade's results.csv (e.g. after installing gnuplot)
 	+@$(grade_gnuplot) $(grade_probe) $(GRADER) --out '$(GRADE_DIR)' --probe '$(GPU_PROBE)' --plot '$(GRADE_DIR)/results.csv'
 
 grade-selftest: $(GRADER)  ## show the grader FAILs broken copies of step00 (and step03, step12 on a GPU)
-	+@$(grade_probe) MAKE='$(MAKE)' BUILD='$(BUILD)' GRADER='$(GRADER)' GPU_PROBE='$(GPU_PROBE)' NVCC='$(NVCC)' \
+	+@$(grade_bwrap) $(grade_probe) $(GRADE_PATH) MAKE='$(MAKE)' BUILD='$(BUILD)' GRADER='$(GRADER)' GPU_PROBE='$(GPU_PROBE)' NVCC='$(NVCC)' \
 	  GRADE_JOBS='$(GRADE_JOBS)' GRADE_TIMEOUT='$(GRADE_TIMEOUT)' GRADE_CHECK_N='$(GRADE_CHECK_N)' \
 	  bash grading/selftest.sh
 

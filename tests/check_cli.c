@@ -22,7 +22,7 @@ static int parse(nb_options *o, nbt_capture *err, const char *const *args)
     argv[argc] = NULL;
     nb_set_progname(PROG);
     nbt_capture_begin(err);
-    static const nb_step_facts facts = {PROG, "a test", 0, 0};
+    static const nb_step_facts facts = {PROG, "a test", 0, 0, 0};
     const int rc = nb_parse_args(argc, argv, o, &facts);
     nbt_capture_end(err);
     return rc;

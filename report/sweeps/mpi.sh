@@ -23,7 +23,7 @@ tests=$out/mpi-tests.txt
 t0=$(date +%s)
 say() { printf '=== %s (+%ds) %s\n' "$(date -u +%H:%M:%S)" $(($(date +%s) - t0)) "$*"; }
 # shellcheck source=report/sweeps/mpi-launch.sh
-. report/sweeps/mpi-launch.sh # mpirun_np NP: the grader's launch
+. report/sweeps/mpi-launch.sh # ranks NP, mpirun_np NP
 exec > >(grep -v -E '^(gcc|nvcc|ar|rm) ' | tee "$out/mpi.log") 2>&1
 
 say env
@@ -46,14 +46,14 @@ say "validation: every grader size, 2 ranks sharing the GPU"
 for n in 1 2 31 257 1000 4099 16384; do
     for bin in $ring $gather; do
         tag=$([ $bin = $ring ] && echo ring || echo allgather)
-        $(mpirun_np 2) $bin -q -n $n --validate-only --csv "$csv" --tag "validate-np2-$tag" ||
+        $bin $(ranks 2) -q -n $n --validate-only --csv "$csv" --tag "validate-np2-$tag" ||
             echo "FAIL validation $tag N=$n (exit $?)"
-        $(mpirun_np 2) $bin -q -n $n -S 3 --decompose bodies --validate-only --csv "$csv" --tag "validate-np2-$tag-S3" ||
+        $bin $(ranks 2) -q -n $n -S 3 --decompose bodies --validate-only --csv "$csv" --tag "validate-np2-$tag-S3" ||
             echo "FAIL validation $tag N=$n S=3 bodies (exit $?)"
     done
-    $(mpirun_np 2) $ring -q -n $n -S 3 --decompose systems --validate-only --csv "$csv" --tag validate-np2-systems-S3 ||
+    $ring $(ranks 2) -q -n $n -S 3 --decompose systems --validate-only --csv "$csv" --tag validate-np2-systems-S3 ||
         echo "FAIL validation systems N=$n S=3 (exit $?)"
-    $(mpirun_np 3) $ring -q -n $n --validate-only --csv "$csv" --tag validate-np3-ring ||
+    $ring $(ranks 3) -q -n $n --validate-only --csv "$csv" --tag validate-np3-ring ||
         echo "FAIL validation 3 ranks N=$n (exit $?)"
 done
 grep -c ',PASS,' "$csv" | sed 's/^/validation rows passed: /'
@@ -64,9 +64,9 @@ $(mpirun_np 2) build/tests/bin/mpi_exchange pingpong | tee "$out/pingpong.csv"
 say "time per step"
 for n in 262144 1048576; do
     build/bin/step08_multigpu -n $n --steps $steps --repeat $repeat --gpus 1 --csv "$csv" --tag "time-step08-1gpu"
-    $(mpirun_np 1) $ring -n $n --steps $steps --repeat $repeat --csv "$csv" --tag "time-np1"
-    $(mpirun_np 2) $ring -n $n --steps $steps --repeat $repeat --csv "$csv" --tag "time-np2-ring"
-    $(mpirun_np 2) $gather -n $n --steps $steps --repeat $repeat --csv "$csv" --tag "time-np2-allgather"
+    $ring $(ranks 1) -n $n --steps $steps --repeat $repeat --csv "$csv" --tag "time-np1"
+    $ring $(ranks 2) -n $n --steps $steps --repeat $repeat --csv "$csv" --tag "time-np2-ring"
+    $gather $(ranks 2) -n $n --steps $steps --repeat $repeat --csv "$csv" --tag "time-np2-allgather"
 done
 
 say "tests"
@@ -75,15 +75,15 @@ say "tests"
     make "${deps[@]}" "${commit[@]}" test-mpi
     echo "--- make test-gpu TEST_STEPS=11"
     make "${deps[@]}" "${commit[@]}" test-gpu TEST_STEPS=11 2>&1 | grep -v -E '^(gcc|nvcc|ar|rm) '
-    echo "--- a rank given a GPU that does not exist (CUDA_VISIBLE_DEVICES=7 on rank 0)"
+    echo "--- ranks given a GPU that does not exist (CUDA_VISIBLE_DEVICES=7)"
     s=$SECONDS
-    timeout 120 $(mpirun_np 1) env CUDA_VISIBLE_DEVICES=7 $ring -n 4096 : -np 1 $ring -n 4096 2>&1 | grep -v '^\[' | head -n 3
+    timeout 120 env CUDA_VISIBLE_DEVICES=7 $ring $(ranks 2) -n 4096 --sandbox off 2>&1 | grep -v '^\[' | head -n 3
     echo "exit status ${PIPESTATUS[0]} after $((SECONDS - s)) s (124: hung)"
     echo "--- a rank killed with SIGKILL mid-run (N = 1048576, 20 steps)"
-    $(mpirun_np 2) $ring -q -n 1048576 --steps 20 --repeat 1 --validate off > "$out/.kill.log" 2>&1 &
+    $ring $(ranks 2) -q -n 1048576 --steps 20 --repeat 1 --validate off > "$out/.kill.log" 2>&1 &
     job=$!
     sleep 8
-    victim=$(pgrep -n -f "^$ring -q -n 1048576" || true)
+    victim=$(pgrep -n -f "$(basename "$ring")-worker --call" || true)
     echo "killing rank pid ${victim:-none}"
     [ -n "$victim" ] && kill -9 "$victim"
     s=$SECONDS

@@ -24,7 +24,7 @@ t0=$(date +%s)
 fails=0
 say() { printf '=== %s (+%ds) %s\n' "$(date -u +%H:%M:%S)" $(($(date +%s) - t0)) "$*"; }
 # shellcheck source=report/sweeps/mpi-launch.sh
-. report/sweeps/mpi-launch.sh # mpirun_np NP: the grader's launch
+. report/sweeps/mpi-launch.sh # ranks NP, mpirun_np NP
 run() { # TAG CMD...: one harness run appending to the CSV; a failure is counted and said
     local tag=$1
     shift
@@ -58,10 +58,10 @@ for n in 1 2 31 257 1000 4099 16384; do
     run validate-step08-2gpu-bodies $s08 -q -n $n --gpus 2 --decompose bodies --validate-only
     run validate-step08-2gpu-bodies-S3 $s08 -q -n $n -S 3 --masses random --gpus 2 --decompose bodies --validate-only
     run validate-step08-2gpu-systems-S3 $s08 -q -n $n -S 3 --gpus 2 --decompose systems --validate-only
-    run validate-np2-ring $(mpirun_np 2) $ring -q -n $n --validate-only
-    run validate-np2-ring-S3 $(mpirun_np 2) $ring -q -n $n -S 3 --masses random --decompose bodies --validate-only
-    run validate-np2-allgather $(mpirun_np 2) $gather -q -n $n --validate-only
-    run validate-np2-systems-S3 $(mpirun_np 2) $ring -q -n $n -S 3 --decompose systems --validate-only
+    run validate-np2-ring $ring $(ranks 2) -q -n $n --validate-only
+    run validate-np2-ring-S3 $ring $(ranks 2) -q -n $n -S 3 --masses random --decompose bodies --validate-only
+    run validate-np2-allgather $gather $(ranks 2) -q -n $n --validate-only
+    run validate-np2-systems-S3 $ring $(ranks 2) -q -n $n -S 3 --decompose systems --validate-only
 done
 echo "validation rows passed: $(grep -c ',PASS,' "$csv"), failed runs: $fails"
 
@@ -73,14 +73,14 @@ for n in ${MULTIGPU_SIZES:-262144 1048576 4194304}; do
     k=$((n <= 262144 ? 10 : n <= 1048576 ? 3 : 1))
     run time-step08-1gpu $s08 -n $n --steps $k --repeat 3 --gpus 1
     run time-step08-2gpu $s08 -n $n --steps $k --repeat 3 --gpus 2 --decompose bodies
-    run time-np2-ring $(mpirun_np 2) $ring -n $n --steps $k --repeat 3
-    run time-np2-allgather $(mpirun_np 2) $gather -n $n --steps $k --repeat 3
+    run time-np2-ring $ring $(ranks 2) -n $n --steps $k --repeat 3
+    run time-np2-allgather $gather $(ranks 2) -n $n --steps $k --repeat 3
 done
 run time-step08-1gpu $s08 -S 64 -n 16384 --steps 10 --repeat 3 --gpus 1
 run time-step08-2gpu $s08 -S 64 -n 16384 --steps 10 --repeat 3 --gpus 2 --decompose systems
 run time-step08-2gpu-bodies $s08 -S 64 -n 16384 --steps 10 --repeat 3 --gpus 2 --decompose bodies
-run time-np2-systems $(mpirun_np 2) $ring -S 64 -n 16384 --steps 10 --repeat 3 --decompose systems
-run time-np2-ring $(mpirun_np 2) $ring -S 64 -n 16384 --steps 10 --repeat 3 --decompose bodies
+run time-np2-systems $ring $(ranks 2) -S 64 -n 16384 --steps 10 --repeat 3 --decompose systems
+run time-np2-ring $ring $(ranks 2) -S 64 -n 16384 --steps 10 --repeat 3 --decompose bodies
 
 say summary
 awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }

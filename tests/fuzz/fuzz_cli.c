@@ -42,7 +42,7 @@ static void parse(const uint8_t *data, size_t len)
     argv[argc] = NULL;
 
     nb_options o;
-    static const nb_step_facts facts = {"fuzz_cli", "the command-line fuzzer", 1, ~0u};
+    static const nb_step_facts facts = {"fuzz_cli", "the command-line fuzzer", 1, ~0u, 2};
     const int rc = nb_parse_args(argc, argv, &o, &facts);
     if (rc != -1 && rc != NB_EXIT_OK && rc != NB_EXIT_ERROR)
         abort();
