@@ -52,7 +52,8 @@ typedef struct work_item {
 } work_item;
 
 /* Where the j-side sum of chunk `chunk` from group `group` (< the chunk's own) goes in --deterministic:
- * one float4 per body of every chunk after each group, the triangle stored row after row. */
+ * one float4 per body of every chunk after each group, the triangle stored row after row. `chunks`: the
+ * padded chunks, padded / 32 (the row length), not the body chunks (n + 31) / 32 the work items use. */
 __host__ __device__ static inline size_t jside_index(int group, int chunk, int lane, int chunks)
 {
     const size_t before = (size_t)group * chunks - (size_t)CHUNKS_PER_GROUP * group * (group + 1) / 2;
@@ -62,7 +63,7 @@ __host__ __device__ static inline size_t jside_index(int group, int chunk, int l
 /* BEGIN SOLUTION */
 /* One chunk (jp: its 32 bodies twice over, so lane l at step s reads jp[l + s]) against this lane's
  * i-bodies. With both_sides, the j-side sums too: the lane holds body (l + s) mod 32's sum at step s,
- * and passes it to lane l - 1 by one shuffle; after 32 steps lane l holds body l's again. */
+ * then takes lane l + 1's sum by one shuffle (the body it reads next); after 32 steps lane l holds body l's. */
 static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane, const float *xi, const float *yi,
                                                      const float *zi, const float *nmi, float *ax, float *ay,
                                                      float *az, float eps2, const bool both_sides)
@@ -120,8 +121,10 @@ static __device__ __forceinline__ void emit_jside(const float4 (*sums)[32], int 
 // One chunk of 32 j-bodies against this lane's BODIES_PER_LANE i-bodies (xi, yi, zi, and nmi = -m_i),
 // adding the i-side forces into ax, ay, az. jp: the chunk's 32 bodies (x, y, z, m) stored twice over,
 // 64 float4, so that lane l at step s (0..31) reads jp[l + s]. With both_sides, also sum the j-side
-// forces (-m_i r^-3 times d): at step s the lane holds the sum of body (l + s) mod 32, and passes it to
-// lane l - 1 with one __shfl_sync per component; after 32 steps lane l holds body l's sum: return it.
+// forces (-m_i r^-3 times d): at step s lane l holds the sum of body (l + s) mod 32; after the step it
+// receives lane l + 1's sum (mod 32), one __shfl_sync per component with source lane + 1, since that is
+// the body it reads at step s + 1 (lane 4 takes body 5's sum from lane 5). After 32 steps lane l holds
+// body l's sum: return it.
 static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane, const float *xi, const float *yi,
                                                      const float *zi, const float *nmi, float *ax, float *ay,
                                                      float *az, float eps2, const bool both_sides)
@@ -133,7 +136,7 @@ static __device__ __forceinline__ float4 chunk_pairs(const float4 *jp, int lane,
 
 // Run by warp 0: add the WARPS warps' j-side sums of chunk `chunk` (sums[w][lane], in warp order) and
 // send lane's body its total: atomicAdd to acc[chunk * 32 + lane], or, when jside is not NULL
-// (--deterministic), store it at jside[jside_index(group, chunk, lane, chunks)].
+// (--deterministic), store it at jside[jside_index(group, chunk, lane, chunks)] (chunks: padded / 32).
 static __device__ __forceinline__ void emit_jside(const float4 (*sums)[32], int lane, int group, int chunk,
                                                   int chunks, float4 *acc, float4 *jside)
 {
@@ -153,7 +156,7 @@ __global__ void __launch_bounds__(BLOCK, MIN_BLOCKS) pairs(nbd_soa bodies, float
     __shared__ float4 jsum[2][WARPS][32];  /* each warp's j-side sums of the last two chunks */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const work_item it = items[blockIdx.x];
-    const int chunks = padded / 32; /* the --deterministic triangle's row length (padding included) */
+    const int chunks = padded / 32; /* the padded chunks: the --deterministic triangle's row length */
     const bool diagonal = it.c0 < (it.group + 1) * CHUNKS_PER_GROUP;
     const int first = it.group * GROUP + warp * BODIES_PER_LANE * 32 + lane; /* i = first + 32 b */
     for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
@@ -254,6 +257,7 @@ __global__ void __launch_bounds__(SUM_WARPS * 32) sum_kick_drift(nbd_soa bodies,
 {
     __shared__ float4 warp_sums[SUM_WARPS][32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    /* one block per body chunk; `chunks`: the padded chunks, jside_index's row length */
     const int chunk = blockIdx.x, i = chunk * 32 + lane, group = i / GROUP, chunks = padded / 32;
     const int first = group_first[group], own = group_first[group + 1] - first;
     for (int sys = blockIdx.y; sys < systems; sys += gridDim.y) {
@@ -354,7 +358,8 @@ int nb_step_run(nb_state *s, const nb_run *run)
                  "rebuild with STEP_DEFS=-DWARPS=%u", run->block, BLOCK, run->block / 32);
         return NB_EXIT_ERROR;
     }
-    /* i-bodies padded to whole groups; j-chunks only as far as the last one that holds a body */
+    /* i-bodies padded to whole groups; `chunks` here are the body chunks, as far as the last one that
+     * holds a body (the items and the sum grid); the --deterministic rows are padded / 32 long */
     const int groups = (n + GROUP - 1) / GROUP, padded = groups * GROUP, chunks = (n + 31) / 32;
     if ((size_t)padded > (size_t)(1u << 30)) {
         nb_error("--bodies %d: step09 pads to %d bodies, past its 32-bit chunk indices", n, padded);
