@@ -95,6 +95,8 @@ typedef struct harness {
     double clock_mhz;
     char config[160];
     int sandboxed;        /* the workers ran in the sandbox */
+    double startup_s;     /* the timed calls' workers' start-ups, summed (shown only) */
+    unsigned startups;
 } harness;
 
 static uint64_t pairs_of(const nb_state *s, uint64_t factor)
@@ -328,7 +330,10 @@ static int timed_call(harness *h, nb_state *state, uint64_t steps, int snapshots
 {
     *seconds = *region = 0.0;
     nb_worker w;
+    const double t_start = nb_now();
     int rc = start_worker(h, &w);
+    h->startup_s += nb_now() - t_start; /* never in a call's time: shown, to say what a fresh worker costs */
+    h->startups += 1;
     if (rc != NB_EXIT_OK)
         return rc;
     const uint64_t every = snapshots ? h->o.snapshot_every : 0;
@@ -865,6 +870,8 @@ static int run_main(int argc, char **argv)
             const double gint = t.loop[0] > 0.0 ? interactions / t.loop[0] * 1e-9 : 0.0;
             printf("  %.4g G interactions/s, %.4g GFLOP/s (%d flops per interaction)%s%s\n", gint,
                    gint * NB_FLOPS_PER_INTERACTION, NB_FLOPS_PER_INTERACTION, h.config[0] ? "; " : "", h.config);
+            printf("  %u fresh workers for the timed calls, %.0f ms each to start (%s), never timed\n", h.startups,
+                   h.startups ? 1e3 * h.startup_s / h.startups : 0.0, h.sandboxed ? "sandboxed" : "unsandboxed");
         }
         if (record_row(&h, &check, verdict, check_k ? &timed : NULL, &t) != NB_EXIT_OK) {
             nb_replace_discard(&output);
