@@ -208,7 +208,7 @@ int nb_sandbox_available(char *why, size_t len)
 
 /* ---- a worker's life ---------------------------------------------------------------------- */
 
-/* How the worker ended, said in one line unless it said why itself (exit status 2). */
+/* How the worker ended, said in one line unless it said why itself (exit status 1 or 2: nb_die's). */
 static void report_end(nb_worker *w, const char *when)
 {
     int status = 0;
@@ -231,8 +231,8 @@ static void report_end(nb_worker *w, const char *when)
         sig = code - 128;
         code = -1;
     }
-    if (code == NB_EXIT_ERROR)
-        return; /* its own line is above */
+    if (code == NB_EXIT_ERROR || code == NB_EXIT_MISMATCH)
+        return; /* the lab's exit statuses: the step's own line (nb_die) is above */
     if (sig)
         nb_error("the step's worker died %s on signal %d (%s)", when, sig, strsignal(sig));
     else
