@@ -2,9 +2,10 @@
 # deps.sh WHAT: make sure a dependency of the lab is here; install it with apt-get when we can
 # (root, non-interactive, no recommends), or print the exact command and fail.
 #   WHAT: zlib (snapshots' CRC-32), check (make test), gnuplot (figures; optional for make grade),
-#         mpi (OpenMPI: mpicc and mpirun, for the steps launched through mpirun and their tests)
+#         mpi (OpenMPI: mpicc and mpirun, for the steps launched through mpirun and their tests),
+#         slurm (slurmctld, slurmd, munged and the clients: make test-slurm's one-node cluster)
 set -u
-what=${1:?usage: deps.sh zlib|check|gnuplot|mpi}
+what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|slurm}
 cc=${CC:-gcc}
 root=${DEPS_ROOT:-}
 
@@ -20,6 +21,10 @@ have() {
         command -v gnuplot >/dev/null 2>&1 ;;
     mpi)
         command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 ;;
+    slurm)
+        for t in slurmctld slurmd munged sinfo sbatch squeue scancel srun; do
+            PATH=$PATH:/usr/sbin:/sbin command -v $t >/dev/null 2>&1 || return 1
+        done ;;
     esac
 }
 
@@ -28,6 +33,7 @@ zlib) pkgs="zlib1g-dev" ;;
 check) pkgs="check libsubunit-dev pkg-config" ;;
 gnuplot) pkgs="gnuplot-nox" ;;
 mpi) pkgs="openmpi-bin libopenmpi-dev" ;;
+slurm) pkgs="slurm-wlm munge" ;;
 *) echo "deps.sh: unknown dependency '$what'" >&2; exit 2 ;;
 esac
 
