@@ -142,6 +142,7 @@ merge_by_step() {
 }
 merge_by_step results.csv
 merge_by_step verdicts.csv
+[ "$status" = 0 ] || echo "slurm-grade: the job's make grade ended with status $status: see $job_dir/job.out" >&2
 echo "slurm-grade: the job's rows for step(s) $remote are in $grade_dir/results.csv and verdicts.csv (make grade-plot redraws the ladder)"
 [ "$status" = 0 ] && exit $rc_local
 exit "$status"

@@ -19,8 +19,15 @@ dest=$(cd "$dest" && pwd)
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/grade-one.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
-# The instructor's lab, its tracked files only; then the student's step sources over it.
-(cd "$lab" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$scratch") || { echo "grade-one.sh: cannot copy the lab" >&2; exit 2; }
+# The instructor's lab (its files as git lists them: tracked, or new and not ignored); then the student's step sources over it.
+# Their times are kept (-p), and the lab's own build of the library and the grader comes along, so only
+# the student's steps compile; a student's file is newer than any object, so it always compiles.
+(cd "$lab" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$scratch") ||
+    { echo "grade-one.sh: cannot copy the lab" >&2; exit 2; }
+for d in gen lib obj/common obj/grading grading; do
+    [ -d "$lab/build/$d" ] && mkdir -p "$scratch/build/$(dirname "$d")" && cp -a "$lab/build/$d" "$scratch/build/$d"
+done
+commit=$(sed -n 's/^#define NB_COMMIT "\(.*\)"$/\1/p' "$lab/build/gen/version.h" 2>/dev/null)
 . "$lab/common/steps.sh"
 for s in $steps; do
     folder=$(registry_field "$s" folder) && lang=$(registry_field "$s" lang) || exit 2
@@ -30,7 +37,7 @@ for s in $steps; do
     else bash "$lab/grading/handout.sh" --strip "$lab/$folder/nbody.$lang" > "$scratch/$folder/nbody.$lang" || exit 2; fi
 done
 
-timeout "${CLASS_TIMEOUT:-1800}" make -C "$scratch" --no-print-directory COMMIT="$(git -C "$lab" rev-parse --short=12 HEAD 2>/dev/null)" \
+timeout "${CLASS_TIMEOUT:-1800}" make -C "$scratch" --no-print-directory ${commit:+COMMIT="$commit"} \
     grade STEPS="$steps" GRADE_DIR="$dest/grade" SLURM_GRADE_LOCAL=1 > "$dest/grade.txt" 2>&1
 rc=$?
 {

@@ -59,7 +59,8 @@ slurm_up() {
     SLURM_DIR=$1
     SLURM_WHY=
     mkdir -p "$SLURM_DIR"/{etc,run,log,state,spool,munge}
-    chmod 700 "$SLURM_DIR/munge"
+    # munged wants its socket's folder searchable by all; the key itself is read by its owner only.
+    chmod 755 "$SLURM_DIR/munge"
     local cpus mem ctl_port d_port
     cpus=$(nproc)
     # RealMemory in MiB, a little under what the machine has, so slurmd never reports less than the conf.
