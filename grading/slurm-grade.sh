@@ -33,7 +33,7 @@ have_gpu() {
 
 # The hint under the grader's "SKIP (compiled, no GPU)" rows, when it wrote some.
 hint_if_skipped() {
-    grep -qs ',SKIP,compiled, no GPU' "$grade_dir/verdicts.csv" &&
+    grep -qs ',SKIP,compiled' "$grade_dir/verdicts.csv" &&
         echo "hint: no GPU here: a Slurm cluster can grade the GPU steps (set SLURM_PARTITION in lab.conf: grading/SLURM.md)"
     return 0
 }
@@ -69,7 +69,7 @@ remote=${remote# } local=${local# }
 
 rc_local=0
 if [ -n "$local" ]; then
-    echo "slurm-grade: the CPU steps here ($local); then the GPU steps ($remote) through Slurm, partition ${partition:-default}"
+    echo "slurm-grade: step(s) $local here; then step(s) $remote through Slurm, partition ${partition:-default}"
     grade_here "$local"
     rc_local=$?
 fi
@@ -86,8 +86,16 @@ job_vars=()
 for v in GRADE_N GRADE_S GRADE_STEPS GRADE_CPU_STEPS GRADE_REPEAT GRADE_TIMEOUT GRADE_CHECK_N GRADE_JOBS DEPS_ROOT; do
     [ -n "${!v+set}" ] && job_vars+=("$v=${!v}")
 done
+# An mpi:R step's mpirun -np R needs R slots in the allocation (OpenMPI counts Slurm's tasks): R tasks on one node.
+ranks=1
+for s in $remote; do
+    launch=$(registry_field "$s" launch 2>/dev/null)
+    [[ $launch =~ ^mpi:([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -gt "$ranks" ] && ranks=${BASH_REMATCH[1]}
+done
 {
     slurm_sbatch_header nbody-grade "$job_dir/job.out" || exit 2
+    [ "$ranks" -gt 1 ] && printf '#SBATCH --nodes=1\n#SBATCH --ntasks=%d\n' "$ranks"
+    slurm_job_prologue
     printf 'cd %q || exit 2\n' "$here"
     printf 'make --no-print-directory'
     printf ' %q' "${job_vars[@]}" "BUILD=$abs_build/slurm-node" "GRADE_DIR=$job_dir/grade" SLURM_GRADE_LOCAL=1 grade "STEPS=$remote"

@@ -1,5 +1,6 @@
 # slurm-lib.sh: what make grade's and grade-class's Slurm runners share, sourced: . grading/slurm-lib.sh
 #   slurm_sbatch_header NAME OUTPUT   the #SBATCH lines from the lab's settings (grading/lab-conf.sh)
+#   slurm_job_prologue                the job script's first command (after every #SBATCH line)
 #   slurm_submit SCRIPT [ARGS...]     sbatch --parsable; prints the job id (status 1 and sbatch's line if refused)
 #   slurm_states JOB                  one line: the job's (or its array tasks') states and counts, e.g. "PENDING=3 RUNNING=2"
 #   slurm_cancel_on_signal JOB        Ctrl-C (INT) or TERM: scancel JOB, say so, exit 130
@@ -19,9 +20,12 @@ slurm_sbatch_header() {
     [ -n "$account" ] && echo "#SBATCH --account=$account"
     [ -n "$gpus" ] && [ "$gpus" != 0 ] && echo "#SBATCH --gres=gpu:$gpus"
     [ -n "$time" ] && echo "#SBATCH --time=$time"
-    # The job's make must not take the submitting make's jobserver (its file descriptors are not there).
-    echo "unset MAKEFLAGS MFLAGS MAKELEVEL"
+    return 0
 }
+
+# The first command of a job script, after every #SBATCH line (sbatch reads none after a command): the
+# job's make must not take the submitting make's jobserver (its file descriptors are not there).
+slurm_job_prologue() { echo "unset MAKEFLAGS MFLAGS MAKELEVEL"; }
 
 slurm_submit() {
     local out

@@ -44,6 +44,7 @@ for v in CLASS_STEPS CLASS_TIMEOUT GRADE_N GRADE_S GRADE_STEPS GRADE_CPU_STEPS G
 done
 {
     slurm_sbatch_header nbody-class "$work/task-%A_%a.out" || exit 2
+    slurm_job_prologue
     [ ${#job_vars[@]} -gt 0 ] && printf 'export' && printf ' %q' "${job_vars[@]}" && echo
     printf 'first=$((SLURM_ARRAY_TASK_ID * %d + 1)); last=$((first + %d - 1))\n' "$per" "$per"
     printf 'sed -n "${first},${last}p" %q | while IFS= read -r sub; do\n' "$list"

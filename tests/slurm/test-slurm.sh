@@ -7,6 +7,7 @@
 #   3. make grade-class CLASS_RUNNER=slurm: four synthetic submissions in a job array of two tasks,
 #      every student's verdicts in class.csv (grading/class/slurm-array.sh)
 #   4. the MPI exchange test (tests/mpi_exchange.c) on 2 ranks under srun --mpi=pmix and salloc mpirun
+#   5. with no GPU and no partition, make grade's SKIP of a GPU step comes with the hint to grading/SLURM.md
 # and ALWAYS stops every daemon it started (trap EXIT), then checks none is left. One PASS/FAIL line per
 # check; the daemons' logs are printed on a failure. No root, or no packages: SKIP, status 0.
 set -u
@@ -131,6 +132,19 @@ else
             say FAIL "MPI under '$how': status $rc, $oks checks" "$tmp/mpi.log"
         fi
     done
+fi
+
+# 5. No GPU and no partition: make grade of a GPU step says SKIP, then how Slurm could grade it.
+if ! command -v "${NVCC:-nvcc}" >/dev/null 2>&1 || timeout 30 nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    echo "SKIP slurm: the no-GPU hint: it needs nvcc (to compile step 02) and no GPU here"
+else
+    SLURM_PARTITION= timeout 600 "$mk" --no-print-directory "${knobs[@]}" grade STEPS=02 GRADE_DIR="$tmp/grade-hint" > "$tmp/hint.log" 2>&1
+    if grep -qE '^02 +step02_cuda_naive +SKIP' "$tmp/hint.log" && grep -q '^hint: no GPU here: .*grading/SLURM.md' "$tmp/hint.log" &&
+        ! grep -q '^slurm-grade: job' "$tmp/hint.log"; then
+        say PASS "no GPU, no partition: step 02 SKIPs here, with the one-line hint to grading/SLURM.md"
+    else
+        say FAIL "no GPU, no partition: no SKIP with the hint ($tmp/hint.log)" "$tmp/hint.log"
+    fi
 fi
 
 # Everything stopped, and nothing of ours left running.
