@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lab-conf.sh: the lab's site settings for Slurm, sourced: . grading/lab-conf.sh
 #   lab_conf KEY   prints KEY's value: the environment's when KEY is set there, else lab.conf's, else nothing
 # lab.conf (the lab's root, or $LAB_CONF) is read as data, never sourced: only lines KEY=VALUE with KEY

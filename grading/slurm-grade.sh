@@ -55,7 +55,7 @@ fi
 . "$here/common/steps.sh"
 all_ids=$(registry_ids id) || exit 2
 [ -n "$steps" ] || steps=$(echo $all_ids)
-remote= local=
+remote='' local=''
 for s in $steps; do
     if [ -n "${SLURM_GRADE_STEPS:-}" ]; then
         case " $SLURM_GRADE_STEPS " in *" $s "*) remote+=" $s" ;; *) local+=" $s" ;; esac
@@ -109,7 +109,7 @@ echo "slurm-grade: job $job grades step(s) $remote on the cluster; its output: $
 # Where it stands: the state when it changes, and the grader's newest progress line while it runs.
 last=
 while :; do
-    state=$(slurm_states "$job")
+    state=$(slurm_wait_states "$job") || exit 1
     [ -n "$state" ] || break
     now="$state"
     if [[ $state == *RUNNING* ]]; then

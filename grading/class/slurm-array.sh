@@ -61,7 +61,7 @@ echo "slurm-array: job $job: $count submission(s) in $tasks task(s) of up to $pe
 
 last=
 while :; do
-    state=$(slurm_states "$job")
+    state=$(slurm_wait_states "$job") || exit 1
     done_tasks=$(find "$work" -maxdepth 1 -name 'task-*.done' | wc -l)
     queued=$(sed -n 's/.*PENDING=\([0-9]*\).*/\1/p' <<< "$state")
     running=$(sed -n 's/.*RUNNING=\([0-9]*\).*/\1/p' <<< "$state")

@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+# shellcheck shell=bash disable=SC2034 # sourced: SLURM_WHY is read by the caller
 # tests/slurm/cluster.sh: a throw-away single-node Slurm (munged, slurmctld, slurmd) in a temp folder.
 # Sourced by tests/slurm/test-slurm.sh. slurm_up DIR brings it up (root only) and exports SLURM_CONF,
 # so sinfo/sbatch/squeue/srun talk to it; slurm_down stops every daemon it started (by its pid file)

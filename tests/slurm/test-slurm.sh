@@ -48,7 +48,7 @@ fi
 say PASS "a one-node Slurm came up (partition lab, node localhost idle) in $((SECONDS - start)) s"
 
 # The lab's settings for the cluster, from the environment (lab.conf is the student's, left alone).
-export SLURM_PARTITION=lab SLURM_ACCOUNT= SLURM_GPUS=0 SLURM_TIME=00:20:00 SLURM_POLL=1
+export SLURM_PARTITION=lab SLURM_ACCOUNT='' SLURM_GPUS=0 SLURM_TIME=00:20:00 SLURM_POLL=1
 knobs=(BUILD="$build" GRADE_CHECK_N="1 31" GRADE_N=1024)
 
 # 1. make grade with step 01 through Slurm.
@@ -142,7 +142,7 @@ fi
 if ! command -v "${NVCC:-nvcc}" >/dev/null 2>&1 || timeout 30 nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
     echo "SKIP slurm: the no-GPU hint: it needs nvcc (to compile step 02) and no GPU here"
 else
-    SLURM_PARTITION= timeout 600 "$mk" --no-print-directory "${knobs[@]}" grade STEPS=02 GRADE_DIR="$tmp/grade-hint" > "$tmp/hint.log" 2>&1
+    SLURM_PARTITION='' timeout 600 "$mk" --no-print-directory "${knobs[@]}" grade STEPS=02 GRADE_DIR="$tmp/grade-hint" > "$tmp/hint.log" 2>&1
     if grep -qE '^02 +step02_cuda_naive +SKIP' "$tmp/hint.log" && grep -q '^hint: no GPU here: .*grading/SLURM.md' "$tmp/hint.log" &&
         ! grep -q '^slurm-grade: job' "$tmp/hint.log"; then
         say PASS "no GPU, no partition: step 02 SKIPs here, with the one-line hint to grading/SLURM.md"
