@@ -8,8 +8,25 @@
 LAB_CONF=${LAB_CONF:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lab.conf}
 LAB_CONF_KEYS="SLURM_PARTITION SLURM_ACCOUNT SLURM_GPUS SLURM_TIME"
 
+# The file's values, read once when this is sourced (so a bad line is warned about once).
+declare -A LAB_CONF_FILE=()
+lab_conf_load() {
+    local line n=0
+    [ -r "$LAB_CONF" ] || return 0
+    while IFS= read -r line || [ -n "$line" ]; do
+        n=$((n + 1))
+        [[ $line =~ ^[[:space:]]*(#.*)?$ ]] && continue
+        if [[ $line =~ ^([A-Z_]+)=([A-Za-z0-9_.:/-]*)$ ]]; then
+            LAB_CONF_FILE[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+        else
+            echo "lab-conf.sh: $LAB_CONF:$n: skipped (not KEY=VALUE with VALUE in [A-Za-z0-9_.:/-]): ${line:0:60}" >&2
+        fi
+    done < "$LAB_CONF"
+}
+lab_conf_load
+
 lab_conf() {
-    local key=$1 line n=0
+    local key=$1
     case " $LAB_CONF_KEYS " in *" $key "*) ;; *) echo "lab-conf.sh: unknown key $key" >&2; return 2 ;; esac
     if [ -n "${!key+set}" ]; then
         [[ ${!key} =~ ^[A-Za-z0-9_.:/-]*$ ]] ||
@@ -17,16 +34,5 @@ lab_conf() {
         printf '%s\n' "${!key}"
         return 0
     fi
-    [ -r "$LAB_CONF" ] || return 0
-    local value=
-    while IFS= read -r line || [ -n "$line" ]; do
-        n=$((n + 1))
-        [[ $line =~ ^[[:space:]]*(#.*)?$ ]] && continue
-        if [[ $line =~ ^([A-Z_]+)=([A-Za-z0-9_.:/-]*)$ ]]; then
-            [ "${BASH_REMATCH[1]}" = "$key" ] && value=${BASH_REMATCH[2]}
-        else
-            echo "lab-conf.sh: $LAB_CONF:$n: skipped (not KEY=VALUE with VALUE in [A-Za-z0-9_.:/-]): ${line:0:60}" >&2
-        fi
-    done < "$LAB_CONF"
-    printf '%s\n' "$value"
+    printf '%s\n' "${LAB_CONF_FILE[$key]:-}"
 }

@@ -10,6 +10,7 @@
 #   Environment (set by grading.mk): BUILD GRADE_DIR GPU_PROBE MAKE and the GRADE_* knobs, passed to the job.
 #   SLURM_GRADE_STEPS="01": grade exactly these steps through Slurm, GPU or not (make test-slurm does).
 #   SLURM_GRADE_LOCAL=1: never use Slurm (set inside the job).
+#   SLURM_GRADE_DRY_RUN=1: grade the local steps, then print the job script instead of submitting it.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 steps=$1
@@ -102,6 +103,11 @@ done
     printf '\necho $? > %q\n' "$job_dir/status"
 } > "$job_dir/job.sh" || exit 2
 
+if [ "${SLURM_GRADE_DRY_RUN:-}" = 1 ]; then
+    echo "slurm-grade: dry run: the job script that would be submitted, $job_dir/job.sh:"
+    cat "$job_dir/job.sh"
+    exit 0
+fi
 job=$(slurm_submit "$job_dir/job.sh") || exit 1
 slurm_cancel_on_signal "$job"
 echo "slurm-grade: job $job grades step(s) $remote on the cluster; its output: $job_dir/job.out (Ctrl-C cancels it)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test-slurm.sh BUILD: make test-slurm. Brings up a real one-node Slurm from Debian's packages
 # (tests/slurm/cluster.sh: munged, slurmctld, slurmd as root, in a temp folder), then checks
+#   0. lab.conf, read as data, becomes the job's sbatch options (a dry run of grading/slurm-grade.sh)
 #   1. make grade through Slurm: step 01 forced to the cluster (SLURM_GRADE_STEPS), step 00 graded here;
 #      the job's rows come back into the grade folder (grading/slurm-grade.sh)
 #   2. Ctrl-C on such a make grade cancels its job (scancel), and make ends non-zero
@@ -39,6 +40,20 @@ say() { echo "$1 slurm: $2"; [ "$1" = PASS ] || { failed=1; [ -n "${3:-}" ] && t
 csv_cell() {
     awk -F, -v s="$2" -v want="$3" 'NR == 1 { for (k = 1; k <= NF; ++k) c[$k] = k; next } $c["step"] == s { v = $c[want] } END { print v }' "$1"
 }
+
+# 0. lab.conf to sbatch options, as data: a dry run prints the job script for step 11 (mpi:2) unsubmitted.
+printf '%s\n' '# a lab' 'SLURM_PARTITION=gpu-a' 'SLURM_ACCOUNT=$(touch '"$tmp"'/ran)' 'SLURM_ACCOUNT=class42' \
+    'SLURM_GPUS=2' 'SLURM_TIME=01:00:00' > "$tmp/lab.conf"
+env -u SLURM_PARTITION -u SLURM_ACCOUNT -u SLURM_GPUS -u SLURM_TIME LAB_CONF="$tmp/lab.conf" SLURM_GRADE_DRY_RUN=1 \
+    SLURM_GRADE_STEPS=11 GRADE_DIR="$tmp/dry" BUILD="$build" bash grading/slurm-grade.sh 11 -- false > "$tmp/dry.log" 2>&1
+want='--partition=gpu-a --account=class42 --gres=gpu:2 --time=01:00:00 --nodes=1 --ntasks=2'
+got=$(sed -n 's/^#SBATCH \(--[a-z]*=\)/\1/p' "$tmp/dry.log" | grep -v -e '^--job-name' -e '^--output' | tr '\n' ' ')
+if [ "$got" = "$want " ] && [ ! -e "$tmp/ran" ] && [ "$(grep -c 'SLURM_ACCOUNT=\$(touch' "$tmp/dry.log")" = 1 ] &&
+    grep -q "STEPS=11\$" "$tmp/dry.log"; then
+    say PASS "lab.conf read as data (a \$(...) line skipped with one warning): sbatch $want"
+else
+    say FAIL "lab.conf to sbatch: got '$got' (want '$want ')" "$tmp/dry.log"
+fi
 
 start=$SECONDS
 if ! slurm_up "$tmp/cluster"; then
