@@ -45,10 +45,12 @@ if [ "${SLURM_GRADE_LOCAL:-}" = 1 ]; then
 fi
 . "$here/grading/slurm-lib.sh"
 partition=$(lab_conf SLURM_PARTITION) || exit 2
-if [ -z "${SLURM_GRADE_STEPS:-}" ] && { have_gpu || ! command -v sbatch >/dev/null 2>&1 || [ -z "$partition" ]; }; then
+gpu_here=no
+[ -z "${SLURM_GRADE_STEPS:-}" ] && have_gpu && gpu_here=yes
+if [ -z "${SLURM_GRADE_STEPS:-}" ] && { [ $gpu_here = yes ] || ! command -v sbatch >/dev/null 2>&1 || [ -z "$partition" ]; }; then
     grade_here "$steps"
     rc=$?
-    have_gpu || hint_if_skipped
+    [ $gpu_here = yes ] || hint_if_skipped
     exit $rc
 fi
 
@@ -70,7 +72,7 @@ remote=${remote# } local=${local# }
 
 rc_local=0
 if [ -n "$local" ]; then
-    echo "slurm-grade: step(s) $local here; then step(s) $remote through Slurm, partition ${partition:-default}"
+    [ -n "$remote" ] && echo "slurm-grade: step(s) $local here; then step(s) $remote through Slurm, partition ${partition:-default}"
     grade_here "$local"
     rc_local=$?
 fi
