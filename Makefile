@@ -220,6 +220,7 @@ help:                                                ## list every target
 
 -include tests/tests.mk
 -include grading/grading.mk
+-include grading/slurm.mk
 -include report/report.mk
 -include tests/hardening.mk
 -include grading/handout.mk

@@ -3,9 +3,10 @@
 # (root, non-interactive, no recommends), or print the exact command and fail.
 #   WHAT: zlib (snapshots' CRC-32), check (make test), gnuplot (figures; optional for make grade),
 #         mpi (OpenMPI: mpicc and mpirun, for the steps launched through mpirun and their tests),
-#         bwrap (bubblewrap: the sandbox of the steps' workers, common/README.md)
+#         bwrap (bubblewrap: the sandbox of the steps' workers, common/README.md),
+#         slurm (slurmctld, slurmd, munged and the clients: make test-slurm's one-node cluster)
 set -u
-what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap}
+what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap|slurm}
 cc=${CC:-gcc}
 root=${DEPS_ROOT:-}
 
@@ -23,6 +24,10 @@ have() {
         command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 ;;
     bwrap)
         command -v bwrap >/dev/null 2>&1 || { [ -n "$root" ] && [ -x "$root/usr/bin/bwrap" ]; } ;;
+    slurm)
+        for t in slurmctld slurmd munged sinfo sbatch squeue scancel srun; do
+            PATH=$PATH:/usr/sbin:/sbin command -v $t >/dev/null 2>&1 || return 1
+        done ;;
     esac
 }
 
@@ -32,6 +37,7 @@ check) pkgs="check libsubunit-dev pkg-config" ;;
 gnuplot) pkgs="gnuplot-nox" ;;
 mpi) pkgs="openmpi-bin libopenmpi-dev" ;;
 bwrap) pkgs="bubblewrap" ;;
+slurm) pkgs="slurm-wlm munge" ;;
 *) echo "deps.sh: unknown dependency '$what'" >&2; exit 2 ;;
 esac
 

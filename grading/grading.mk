@@ -63,8 +63,16 @@ $(MAKE) --no-print-directory -s $(BUILD)/.deps-bwrap >/dev/null 2>&1 || true;
 endef
 GRADE_PATH = $(if $(DEPS_ROOT),PATH='$(DEPS_ROOT)/usr/bin':"$$PATH")
 
+# grading/slurm-grade.sh runs the grader, or, with no GPU here and a Slurm partition in lab.conf, sends
+# the GPU steps to Slurm (grading/SLURM.md); the knobs go with them to the job.
+GRADE_SLURM_ENV = BUILD='$(BUILD)' GRADE_DIR='$(GRADE_DIR)' GPU_PROBE='$(GPU_PROBE)' DEPS_ROOT='$(DEPS_ROOT)' \
+  GRADE_N='$(GRADE_N)' GRADE_S='$(GRADE_S)' GRADE_STEPS='$(GRADE_STEPS)' GRADE_CPU_STEPS='$(GRADE_CPU_STEPS)' \
+  GRADE_REPEAT='$(GRADE_REPEAT)' GRADE_TIMEOUT='$(GRADE_TIMEOUT)' GRADE_CHECK_N='$(GRADE_CHECK_N)' GRADE_JOBS='$(GRADE_JOBS)' \
+  GRADE_SANDBOX='$(GRADE_SANDBOX)'
+
 grade: $(GRADER)           ## check and time every step (STEP=NN or STEPS="00 01 05"): table, CSV, ladder plot
-	+@$(grade_gnuplot) $(grade_bwrap) $(grade_probe) $(GRADE_PATH) $(GRADER) $(GRADE_ARGS) --steps '$(strip $(or $(STEPS),$(STEP)))'
+	+@$(grade_gnuplot) $(grade_bwrap) $(grade_probe) $(GRADE_PATH) $(GRADE_SLURM_ENV) bash grading/slurm-grade.sh \
+	  '$(strip $(or $(STEPS),$(STEP)))' -- $(GRADER) $(GRADE_ARGS)
 
 grade-plot: $(GRADER)      ## redraw the ladder from the last grade's results.csv (e.g. after installing gnuplot)
 	+@$(grade_gnuplot) $(grade_probe) $(GRADER) --out '$(GRADE_DIR)' --probe '$(GPU_PROBE)' --plot '$(GRADE_DIR)/results.csv'
