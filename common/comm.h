@@ -22,6 +22,8 @@ double nb_comm_max(double value);
 /* End the run with status `code`: 0 ends every rank normally; anything else, on more than one rank,
  * takes the whole job down (MPI_Abort), since the others may be waiting on this one. Returns `code`. */
 int nb_comm_finalize(int code);
+/* End the run with status `code` on every rank, all of which agreed to stop (no abort, no banner). */
+int nb_comm_finalize_together(int code);
 /* Exit now with `code`; under MPI the whole job goes down (nb_die and NB_CUDA end here). */
 #ifdef __cplusplus
 [[noreturn]] void nb_comm_abort(int code);

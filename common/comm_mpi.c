@@ -60,6 +60,14 @@ int nb_comm_finalize(int code)
     return code;
 }
 
+int nb_comm_finalize_together(int code)
+{
+    if (started)
+        MPI_Finalize();
+    started = 0;
+    return code;
+}
+
 _Noreturn void nb_comm_abort(int code)
 {
     fflush(stdout);

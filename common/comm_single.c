@@ -24,4 +24,6 @@ double nb_comm_max(double value) { return value; }
 
 int nb_comm_finalize(int code) { return code; }
 
+int nb_comm_finalize_together(int code) { return code; }
+
 _Noreturn void nb_comm_abort(int code) { exit(code); }

@@ -76,9 +76,18 @@ static int serve(int request_fd)
     if (setup.threads > 0)
         omp_set_num_threads((int)setup.threads);
 #endif
-    int rc = nb_platform_open(setup.gpus, (setup.features & NB_FEATURE_MULTI_GPU) != 0);
-    if (rc != NB_EXIT_OK)
-        return rc;
+    /* Rank 0 first: where it finds no GPU it alone says so, and every rank stops quietly with it. */
+    const int multi = (setup.features & NB_FEATURE_MULTI_GPU) != 0;
+    int rc = nb_comm_rank() == 0 ? nb_platform_open(setup.gpus, multi) : NB_EXIT_OK;
+    int first[1] = {rc};
+    if (nb_comm_bcast(first, sizeof first) != 0)
+        nb_comm_abort(NB_EXIT_ERROR);
+    if (first[0] != NB_EXIT_OK)
+        return -first[0]; /* negative: every rank agreed to stop */
+    if (nb_comm_rank() != 0)
+        rc = nb_platform_open(setup.gpus, multi);
+    if (nb_comm_max(rc != NB_EXIT_OK ? 1.0 : 0.0) > 0.0)
+        return -NB_EXIT_ERROR; /* the ranks that failed said why; all stop together */
     if (nb_comm_rank() == 0) {
         nb_wire_ready ready = {NB_PROTOCOL_VERSION, nb_platform_gpus(), ""};
         snprintf(ready.device, sizeof ready.device, "%s", nb_platform_device());
@@ -182,5 +191,6 @@ int main(int argc, char **argv)
         const size_t len = sizeof hello;
         send_or_die(nb_send(response_fd, NB_MSG_HELLO, &part, &len, 1, 0.0));
     }
-    return nb_comm_finalize(serve(request_fd));
+    const int rc = serve(request_fd);
+    return rc < 0 ? nb_comm_finalize_together(-rc) : nb_comm_finalize(rc);
 }

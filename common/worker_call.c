@@ -303,6 +303,7 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
         add(argv, &k, sandboxed ? "mpirun" : mpirun);
         add(argv, &k, "-np");
         add(argv, &k, ranks);
+        add(argv, &k, "--quiet"); /* the ranks' own lines, without mpirun's banners */
         if (geteuid() == 0)
             add(argv, &k, "--allow-run-as-root");
         const long cores = sysconf(_SC_NPROCESSORS_ONLN);
