@@ -202,3 +202,4 @@ help:                                                ## list every target
 -include report/report.mk
 -include tests/hardening.mk
 -include grading/handout.mk
+-include grading/class/class.mk
