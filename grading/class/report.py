@@ -108,7 +108,8 @@ def log_excerpt(log_path, grade_dir):
             return "(the log is not a regular file: not shown)"
         data = f.read(LOG_READ_CAP)
     lines = data.decode("utf-8", errors="replace").split("\n")[:LOG_LINES]
-    return "\n".join(clean(line, 300) for line in lines)
+    text = "\n".join(clean(line, 300) for line in lines)
+    return text if text.strip() else "(the log is empty)"
 
 
 def fmt_num(v, unit=""):
@@ -136,8 +137,12 @@ def student(a):
             step, what, why = (line.rstrip("\n").split("\t") + ["", ""])[:3]
             plan.append((step, what, why))
     status = int(a.status)
-    finished = status in (0, 1)  # the grader's own verdict: all passed, or some failed
-    verdicts = {r.get("step", ""): r for r in read_csv(os.path.join(a.out, "grade", "verdicts.csv"))} if finished else {}
+    # make exits 0 when every step passed, 2 when the grader exits 1 (a step failed) or stops on an error;
+    # the grader writes verdicts.csv last, into a folder that was empty, so a grade stopped before its end
+    # left none. A timeout (124, or 137 after the KILL) is never a verdict.
+    vpath = os.path.join(a.out, "grade", "verdicts.csv")
+    finished = status in (0, 2) and os.path.isfile(vpath)
+    verdicts = {r.get("step", ""): r for r in read_csv(vpath)} if finished else {}
 
     rows, failures = [], {}
     for step, what, why in plan:
@@ -166,7 +171,7 @@ def student(a):
         rows.append(row)
 
     with open(os.path.join(a.out, "rows.csv"), "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
 
@@ -279,7 +284,7 @@ def collect(a):
             r["verdict"] = "ERROR"
     tmp = os.path.join(out, "class.csv.tmp")
     with open(tmp, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
     os.replace(tmp, os.path.join(out, "class.csv"))
@@ -337,7 +342,7 @@ def collect(a):
                 continue
             g = number(r["ginteractions_s"])
             extra = f" {fmt_num(g)} G/s" if r["verdict"] == "PASS" and g is not None else ""
-            reason = r["reason"].replace(sid, shown[sid]) if key else r["reason"]  # a path in a reason names the id
+            reason = r["reason"].replace(f"/{sid}/", f"/{shown[sid]}/") if key else r["reason"]  # a path in a reason names the id
             cells.append(f'<td style="background:{colour.get(r["verdict"], "#fff")}" title="{e(reason)}">'
                          f"{e(r['verdict'])}{e(extra)}</td>")
         npass = sum(1 for step in steps if by.get((sid, step), {}).get("verdict") == "PASS")
