@@ -310,8 +310,9 @@ def collect(a):
     for k, (step, npass, best, med) in enumerate(ladder):
         h = 0 if not students else round(height * npass / len(students))
         x = gap + k * (bar_w + gap)
-        svg.append(f'<rect class="bar" x="{x}" y="{height - h + 10}" width="{bar_w}" height="{h}" fill="#3a7"/>'
-                   f'<text x="{x + bar_w / 2}" y="{height - h + 5}" text-anchor="middle" font-size="12">{npass}</text>'
+        svg.append(f'<rect x="{x}" y="10" width="{bar_w}" height="{height}" fill="#eee"/>'  # the whole class
+                   f'<rect class="bar" x="{x}" y="{height - h + 10}" width="{bar_w}" height="{h}" fill="#3a7"/>'
+                   f'<text x="{x + bar_w / 2}" y="{max(height - h + 5, 24)}" text-anchor="middle" font-size="12">{npass}/{len(students)}</text>'
                    f'<text x="{x + bar_w / 2}" y="{height + 28}" text-anchor="middle" font-size="12">{e(step)}</text>')
     svg.append("</svg>")
 
@@ -324,7 +325,7 @@ def collect(a):
         "</head><body>", "<h1>N-body ladder: the class</h1>",
         f"<p>{len(students)} students, {len(steps)} steps graded"
         f"{' (pseudonyms)' if key else ''}.</p>",
-        "<h2>The ladder</h2>", "".join(svg),
+        "<h2>The ladder</h2>", "<p>Students passing each step (the grey column is the class):</p>", "".join(svg),
         '<table id="ladder"><tr><th>step</th><th>PASS</th><th>best G int/s</th><th>median G int/s</th></tr>']
     for step, npass, best, med in ladder:
         out_html.append(f'<tr class="step"><td>{e(step)}</td><td class="n">{npass} of {len(students)}</td>'
