@@ -21,11 +21,12 @@ out=$2
 [ -d "$subs" ] || die "SUBMISSIONS=$subs: no such folder"
 jobs=${CLASS_JOBS:-1}
 [[ $jobs =~ ^[1-9][0-9]{0,2}$ ]] || die "CLASS_JOBS=$jobs: a whole number of submissions at once, 1 to 999"
-mkdir -p "$out" || die "OUT=$out: cannot create it"
-subs=$(cd "$subs" && pwd)
-out=$(cd "$out" && pwd)
+case ${CLASS_PSEUDONYMS:-0} in 0 | 1 | '') ;; *) die "PSEUDONYMS=$CLASS_PSEUDONYMS: 0 or 1" ;; esac
+subs=$(cd "$subs" && pwd -P)
+out=$(realpath -m -- "$out") || die "OUT=$out: not a path"
 case $out/ in "$subs"/*) die "OUT=$out is inside SUBMISSIONS: the outputs would be graded as a student" ;; esac
 case $subs/ in "$out"/*) die "SUBMISSIONS=$subs is inside OUT: keep the submissions apart from the outputs" ;; esac
+mkdir -p "$out" || die "OUT=$out: cannot create it"
 
 students=()
 while IFS= read -r -d '' d; do

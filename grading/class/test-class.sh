@@ -111,6 +111,13 @@ check "make grade-class exits 0 (every student graded)" test $status -eq 0
 check "a stray file and a folder named by no id are left out, each named" \
     bash -c "grep -q 'README.txt: not a folder' '$work/grade-class.log' && grep -q 'bad name: not a student id' '$work/grade-class.log'"
 
+# The students' lab is the handout: none of the class grader in it, nor in its make help.
+base=$out/.lab/base
+check "the lab the students are graded in is the handout: no grading/class/, no CLASS.md, no solution" \
+    bash -c "[ -f '$base/.handout' ] && [ ! -e '$base/grading/class' ] && [ ! -e '$base/grading/CLASS.md' ] && awk -f '$here/grading/todo.awk' '$base/step00_serial/nbody.c' > /dev/null"
+check "the handout's make help does not list grade-class" \
+    bash -c "make -C '$base' --no-print-directory help > '$work/help.txt' 2>&1 && grep -q 'make grade ' '$work/help.txt' && ! grep -q 'class' '$work/help.txt'"
+
 # class.csv, read by column name.
 verdict() { python3 - "$out/class.csv" "$1" "$2" << 'EOF'
 import csv, sys
