@@ -112,7 +112,7 @@ cp -a "$base" "$copy" || die "cannot copy the lab into $copy"
 rm -f "$copy/.class-ready"
 
 # ---- the step sources: regular files only, never followed, at most 1 MiB --------------------------
-plan=$dest/plan.tsv # step, what (graded/missing/refused), reason: report.py reads it
+plan=$dest/plan.tsv # step, folder, what (graded/missing/refused), reason: report.py reads it
 : > "$plan"
 graded=()
 for s in "${steps[@]}"; do
@@ -123,7 +123,7 @@ for s in "${steps[@]}"; do
     if [ -L "$sub/$folder" ]; then
         why="refused: $folder is a symbolic link (not followed)"
     elif [ ! -e "$src" ] && [ ! -L "$src" ]; then
-        printf '%s\tmissing\tno %s/%s in the submission\n' "$s" "$folder" "$name" >> "$plan"
+        printf '%s\t%s\tmissing\tno %s/%s in the submission\n' "$s" "$folder" "$folder" "$name" >> "$plan"
         continue
     elif [ -L "$src" ]; then
         why="refused: $folder/$name is a symbolic link (not followed)"
@@ -140,10 +140,10 @@ for s in "${steps[@]}"; do
         fi
     fi
     if [ -n "$why" ]; then
-        printf '%s\trefused\t%s\n' "$s" "$why" >> "$plan"
+        printf '%s\t%s\trefused\t%s\n' "$s" "$folder" "$why" >> "$plan"
         continue
     fi
-    printf '%s\tgraded\t\n' "$s" >> "$plan"
+    printf '%s\t%s\tgraded\t\n' "$s" "$folder" >> "$plan"
     graded+=("$s")
 done
 
@@ -179,7 +179,7 @@ for f in verdicts.csv results.csv checks.csv; do
 done
 
 python3 "$here/report.py" student --id "$id" --out "$dest" --plan "$plan" --grade-dir "$gdir" \
-    --status "$status" --timeout "$timeout_s" --elapsed "$elapsed" --registry "$lab/steps.list" ||
+    --status "$status" --timeout "$timeout_s" --elapsed "$elapsed" ||
     die "could not write $dest (report.py failed)"
 
 [ "${CLASS_KEEP:-0}" = 1 ] || rm -rf "$work"

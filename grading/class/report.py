@@ -2,7 +2,7 @@
 # INSTRUCTORS ONLY: the class grader's reports (grading/CLASS.md); grading/handout.sh keeps it out of the handout.
 """report.py: what grade-class writes, from the grader's CSVs (read by column name, never its printed text).
 
-    report.py student --id ID --out DIR --plan PLAN --grade-dir GDIR --status N --timeout S --elapsed S --registry STEPS_LIST
+    report.py student --id ID --out DIR --plan PLAN --grade-dir GDIR --status N --timeout S --elapsed S
         one student's rows.csv, grade.txt, failures/NN.txt, gradescope/results.json, prairielearn/results.json
     report.py collect --out OUT [--pseudonyms]
         OUT/class.csv and OUT/index.html from every OUT/students/*/rows.csv
@@ -63,22 +63,6 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
-def registry_folders(path):
-    """step id -> folder, from steps.list (its #id header names the columns)."""
-    folders, cols = {}, None
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("#id"):
-                cols = line[1:].split()
-                continue
-            if line.startswith("#") or not line.strip() or not cols:
-                continue
-            cells = line.split()
-            row = dict(zip(cols, cells))
-            folders[row["id"]] = row["folder"]
-    return folders
-
-
 def write_text(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".tmp"
@@ -130,12 +114,14 @@ def json_num(v):
 # ---- one student -----------------------------------------------------------------------------
 
 def student(a):
-    folders = registry_folders(a.registry)
-    plan = []
+    # The plan is grade-one.sh's: step, folder (from common/steps.sh, the shell's one reader of
+    # steps.list), what (graded, missing, refused), why.
+    plan, folders = [], {}
     with open(a.plan, encoding="utf-8") as f:
         for line in f:
-            step, what, why = (line.rstrip("\n").split("\t") + ["", ""])[:3]
+            step, folder, what, why = (line.rstrip("\n").split("\t") + ["", "", ""])[:4]
             plan.append((step, what, why))
+            folders[step] = folder
     status = int(a.status)
     # make exits 0 when every step passed, 2 when the grader exits 1 (a step failed) or stops on an error;
     # the grader writes verdicts.csv last, into a folder that was empty, so a grade stopped before its end
@@ -364,7 +350,7 @@ def main():
     p = argparse.ArgumentParser(description="grade-class reports (grading/CLASS.md)")
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("student")
-    for opt in ("--id", "--out", "--plan", "--grade-dir", "--status", "--timeout", "--elapsed", "--registry"):
+    for opt in ("--id", "--out", "--plan", "--grade-dir", "--status", "--timeout", "--elapsed"):
         s.add_argument(opt, required=True)
     c = sub.add_parser("collect")
     c.add_argument("--out", required=True)
