@@ -99,10 +99,8 @@ mkdir -p "$out/.lab" || die "cannot write in $out"
 exec 9> "$out/.lab/lock" || die "cannot write $out/.lab/lock"
 flock 9 || die "cannot lock $out/.lab/lock"
 prepare_base || die "could not prepare the lab in $base (log: $out/.lab/handout.log)"
-flock -u 9
-exec 9>&-
 
-# ---- this student's folders, fresh ------------------------------------------------------------
+# ---- this student's folders, fresh; the copy made under the lock (a run for other steps remakes the lab)
 dest=$out/students/$id
 work=$out/work/$id
 copy=$work/lab
@@ -110,6 +108,8 @@ rm -rf "$dest" "$work" || die "cannot clear $dest or $work"
 mkdir -p "$dest" "$work" || die "cannot create $dest or $work"
 cp -a "$base" "$copy" || die "cannot copy the lab into $copy"
 rm -f "$copy/.class-ready"
+flock -u 9
+exec 9>&-
 
 # ---- the step sources: regular files only, never followed, at most 1 MiB --------------------------
 plan=$dest/plan.tsv # step, folder, what (graded/missing/refused), reason: report.py reads it
