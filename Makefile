@@ -224,3 +224,4 @@ help:                                                ## list every target
 -include report/report.mk
 -include tests/hardening.mk
 -include grading/handout.mk
+-include grading/class/class.mk

@@ -1,7 +1,21 @@
 #!/usr/bin/env bash
-# INSTRUCTORS ONLY: a stand-in for grade-class's collector (the real one also writes index.html)
-# collect.sh OUT_DIR: OUT_DIR/class.csv from every OUT_DIR/students/<id>/rows.csv (one header).
-set -u
-[ $# -eq 1 ] && [ -d "$1/students" ] || { echo "usage: grading/class/collect.sh OUT_DIR (with OUT_DIR/students/)" >&2; exit 2; }
-awk 'FNR == 1 && NR != 1 { next } { print }' "$1"/students/*/rows.csv > "$1/class.csv" || exit 1
-echo "class: $1/class.csv ($(($(wc -l < "$1/class.csv") - 1)) rows)"
+# INSTRUCTORS ONLY: the class grader (grading/CLASS.md); grading/handout.sh keeps it out of the handout.
+# collect.sh: the class's tables from every student graded so far (grade-one.sh wrote each one's folder).
+#
+#   grading/class/collect.sh OUT_DIR
+#
+# Reads OUT_DIR/students/*/rows.csv; writes OUT_DIR/class.csv (one row per student and step) and
+# OUT_DIR/index.html (one static page: the ladder of the class, a table of students). CLASS_PSEUDONYMS=1
+# shows each student under a stable pseudonym (an HMAC of the id, keyed by CLASS_PSEUDONYM_KEY or by a
+# random key kept in OUT_DIR/.pseudonym-key). Exit status 0, or 2 on a bad argument.
+set -u -o pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+[ $# -eq 1 ] || { echo "collect.sh: usage: grading/class/collect.sh OUT_DIR" >&2; exit 2; }
+[ -d "$1/students" ] || { echo "collect.sh: $1/students: no such folder (grade some students first: grade-one.sh)" >&2; exit 2; }
+pseudo=()
+case ${CLASS_PSEUDONYMS:-0} in
+1) pseudo=(--pseudonyms) ;;
+0 | '') ;;
+*) echo "collect.sh: CLASS_PSEUDONYMS=${CLASS_PSEUDONYMS}: 0 or 1" >&2; exit 2 ;;
+esac
+exec python3 "$here/report.py" collect --out "$1" "${pseudo[@]}"

@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+# INSTRUCTORS ONLY: the class grader's reports (grading/CLASS.md); grading/handout.sh keeps it out of the handout.
+"""report.py: what grade-class writes, from the grader's CSVs (read by column name, never its printed text).
+
+    report.py student --id ID --out DIR --plan PLAN --grade-dir GDIR --status N --timeout S --elapsed S
+        one student's rows.csv, grade.txt, failures/NN.txt, gradescope/results.json, prairielearn/results.json
+    report.py collect --out OUT [--pseudonyms]
+        OUT/class.csv and OUT/index.html from every OUT/students/*/rows.csv
+
+Everything a student's code could have written (reasons, logs) is untrusted text: control characters
+and escape sequences are removed before it is stored, JSON is written by the json module and HTML is
+escaped by html.escape. Standard library only.
+"""
+import argparse
+import csv
+import hashlib
+import hmac
+import html
+import json
+import math
+import os
+import re
+import secrets
+import statistics
+import sys
+
+COLUMNS = ["student", "step", "verdict", "acc_err", "state_err", "loop_s", "ginteractions_s", "reason"]
+VERDICTS = ("PASS", "FAIL", "TODO", "SKIP", "ERROR")
+LOG_LINES = 40          # the excerpt of a failing case's log
+LOG_READ_CAP = 1 << 20  # bytes read from a log at most: a flood's log is up to 16 MiB
+REASON_CAP = 600        # characters of a reason kept
+
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text, cap=REASON_CAP):
+    """One line of untrusted text, safe to show anywhere: escape sequences and control characters out."""
+    text = _ESCAPES.sub("", text.replace("\t", " ").replace("\r", ""))
+    text = _CONTROLS.sub("", text)
+    return text[:cap]
+
+
+def die(msg):
+    print(f"report.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def number(cell):
+    """A numeric cell of the grader's CSV as a float, or None (empty, '-', unparsable); NaN stays NaN."""
+    try:
+        v = float(cell)
+    except (TypeError, ValueError):
+        return None
+    return v
+
+
+def read_csv(path):
+    """Rows of a CSV as dicts by column name; [] if it is missing or not a regular file."""
+    if not os.path.isfile(path) or os.path.islink(path):
+        return []
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        return list(csv.DictReader(f))
+
+
+def write_text(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_json(path, obj):
+    write_text(path, json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def log_excerpt(log_path, grade_dir):
+    """The first LOG_LINES lines of a case's log, cleaned; only a regular file under grade_dir, never a link."""
+    if not log_path:
+        return ""
+    real = os.path.realpath(log_path)
+    root = os.path.realpath(grade_dir)
+    if not real.startswith(root + os.sep):
+        return "(the log is outside the grade folder: not shown)"
+    try:
+        fd = os.open(log_path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as e:
+        return f"(the log cannot be read: {e.strerror})"
+    with os.fdopen(fd, "rb") as f:
+        if not os.path.isfile(log_path):
+            return "(the log is not a regular file: not shown)"
+        data = f.read(LOG_READ_CAP)
+    lines = data.decode("utf-8", errors="replace").split("\n")[:LOG_LINES]
+    text = "\n".join(clean(line, 300) for line in lines)
+    return text if text.strip() else "(the log is empty)"
+
+
+def fmt_num(v, unit=""):
+    if v is None:
+        return "-"
+    if isinstance(v, float) and math.isnan(v):
+        return "NaN"
+    if unit == "s":
+        return f"{v:.3g} s" if v >= 1 else f"{1e3 * v:.3g} ms" if v >= 1e-3 else f"{1e6 * v:.3g} us"
+    return f"{v:.3g}"
+
+
+def json_num(v):
+    """A number JSON can hold (NaN and infinities are not JSON): None for them."""
+    return None if v is None or math.isnan(v) or math.isinf(v) else v
+
+
+# ---- one student -----------------------------------------------------------------------------
+
+def student(a):
+    # The plan is grade-one.sh's: step, folder (from common/steps.sh, the shell's one reader of
+    # steps.list), what (graded, missing, refused), why.
+    plan, folders = [], {}
+    with open(a.plan, encoding="utf-8") as f:
+        for line in f:
+            step, folder, what, why = (line.rstrip("\n").split("\t") + ["", "", ""])[:4]
+            plan.append((step, what, why))
+            folders[step] = folder
+    status = int(a.status)
+    # make exits 0 when every step passed, 2 when the grader exits 1 (a step failed) or stops on an error;
+    # the grader writes verdicts.csv last, into a folder that was empty, so a grade stopped before its end
+    # left none. A timeout (124, or 137 after the KILL) is never a verdict.
+    vpath = os.path.join(a.out, "grade", "verdicts.csv")
+    finished = status in (0, 2) and os.path.isfile(vpath)
+    verdicts = {r.get("step", ""): r for r in read_csv(vpath)} if finished else {}
+
+    rows, failures = [], {}
+    for step, what, why in plan:
+        row = {"student": a.id, "step": step, "verdict": "", "acc_err": "", "state_err": "", "loop_s": "",
+               "ginteractions_s": "", "reason": ""}
+        if what == "missing":
+            row.update(verdict="TODO", reason=why)
+        elif what == "refused":
+            row.update(verdict="ERROR", reason=why)
+        elif status in (124, 137):
+            row.update(verdict="ERROR", reason=f"the submission ran past CLASS_TIMEOUT ({a.timeout} s) and was stopped")
+        elif not finished:
+            row.update(verdict="ERROR", reason=f"the grade stopped with status {status} before its verdicts (see grade.log)")
+        elif step not in verdicts:
+            row.update(verdict="ERROR", reason="the grader wrote no verdict for this step (see grade.log)")
+        else:
+            v = verdicts[step]
+            verdict = v.get("verdict", "")
+            row.update(verdict=verdict if verdict in VERDICTS[:4] else "ERROR",
+                       reason=clean(v.get("reason", "")) if verdict in VERDICTS[:4] else f"unknown verdict {clean(verdict, 20)!r}")
+            for col in ("acc_err", "state_err", "loop_s", "ginteractions_s"):
+                n = number(v.get(col, ""))
+                row[col] = "" if n is None else ("nan" if math.isnan(n) else f"{n:.6g}")
+            if verdict == "FAIL":
+                failures[step] = (clean(v.get("failed_case", ""), 200), log_excerpt(v.get("log", ""), a.grade_dir))
+        rows.append(row)
+
+    with open(os.path.join(a.out, "rows.csv"), "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+    for step, (case, excerpt) in failures.items():
+        r = next(r for r in rows if r["step"] == step)
+        write_text(os.path.join(a.out, "failures", f"{step}.txt"),
+                   f"step {step} ({folders.get(step, '?')}): FAIL\nreason: {r['reason']}\nfailed case: {case or '-'}\n"
+                   f"log (its first {LOG_LINES} lines, control characters removed):\n{excerpt}\n")
+
+    # The grade table, as text.
+    lines = [f"{'step':<5}{'name':<21}{'verdict':<8}{'acc err':<10}{'state err':<10}{'loop time':<11}{'G int/s':<10}reason"]
+    for r in rows:
+        lines.append(f"{r['step']:<5}{folders.get(r['step'], '?'):<21.20}{r['verdict']:<8}"
+                     f"{fmt_num(number(r['acc_err'])):<10}{fmt_num(number(r['state_err'])):<10}"
+                     f"{fmt_num(number(r['loop_s']), 's'):<11}{fmt_num(number(r['ginteractions_s'])):<10}{r['reason']}")
+    graded = sum(1 for r in rows)
+    passed = sum(1 for r in rows if r["verdict"] == "PASS")
+    lines.append(f"\n{a.id}: {passed} of {graded} steps PASS ({a.elapsed} s)")
+    write_text(os.path.join(a.out, "grade.txt"), "\n".join(lines) + "\n")
+
+    def test_output(r):
+        text = f"{r['verdict']}: {r['reason']}" if r["reason"] else r["verdict"]
+        if r["step"] in failures:
+            case, excerpt = failures[r["step"]]
+            text += f"\nfailed case: {case or '-'}\n{excerpt}"
+        g = number(r["ginteractions_s"])
+        if r["verdict"] == "PASS" and g is not None:
+            text += f"\n{fmt_num(g)} G interactions/s, loop {fmt_num(number(r['loop_s']), 's')}"
+        return text
+
+    best = None  # the highest passing step: the leaderboard's G interactions/s
+    for r in rows:
+        g = number(r["ginteractions_s"])
+        if r["verdict"] == "PASS" and g is not None and not math.isnan(g):
+            best = (r["step"], g)
+
+    # Gradescope: one point per step graded; "passed" only for PASS.
+    gs = {
+        "score": float(passed),
+        "execution_time": int(a.elapsed),
+        "output": f"{passed} of {graded} steps PASS",
+        "tests": [{"name": f"step {r['step']} {folders.get(r['step'], '')}".strip(), "score": 1.0 if r["verdict"] == "PASS" else 0.0,
+                   "max_score": 1.0, "status": "passed" if r["verdict"] == "PASS" else "failed",
+                   "output": test_output(r)} for r in rows],
+        "leaderboard": [{"name": "G interactions/s", "value": json_num(best[1]) if best else 0.0},
+                        {"name": "highest step passed", "value": best[0] if best else "-"}],
+    }
+    write_json(os.path.join(a.out, "gradescope", "results.json"), gs)
+
+    # PrairieLearn: score in 0..1; not gradable when nothing compiled (no step got past its build).
+    def compiled(r):
+        if r["verdict"] in ("PASS",):
+            return True
+        if r["verdict"] == "FAIL":
+            return not r["reason"].startswith("build failed")
+        if r["verdict"] == "SKIP":
+            return "compiled" in r["reason"]
+        return r["verdict"] == "ERROR" and "CLASS_TIMEOUT" in r["reason"]
+    gradable = any(compiled(r) for r in rows)
+    pl = {
+        "gradable": gradable,
+        "score": (passed / graded) if graded else 0.0,
+        "message": f"{passed} of {graded} steps PASS" if gradable else "nothing compiled: see each step's output",
+        "output": "\n".join(lines),
+        "tests": [{"name": f"step {r['step']} {folders.get(r['step'], '')}".strip(),
+                   "points": 1 if r["verdict"] == "PASS" else 0, "max_points": 1,
+                   "output": test_output(r)} for r in rows],
+    }
+    write_json(os.path.join(a.out, "prairielearn", "results.json"), pl)
+
+
+# ---- the class -------------------------------------------------------------------------------
+
+ADJECTIVES = ["amber", "brisk", "calm", "deft", "eager", "fleet", "gentle", "hardy", "keen", "lucid", "merry",
+              "nimble", "plucky", "quiet", "rapid", "steady", "tidy", "vivid", "witty", "zesty"]
+NOUNS = ["otter", "heron", "lynx", "marten", "plover", "quokka", "raven", "stoat", "tern", "vole", "wren",
+         "badger", "crane", "dingo", "egret", "finch", "gecko", "ibis", "koala", "lemur"]
+
+
+def pseudonym_key(out):
+    """CLASS_PSEUDONYM_KEY, else a random key kept in OUT/.pseudonym-key: stable for that OUT, and an id
+    cannot be found from its pseudonym by hashing guessed ids."""
+    key = os.environ.get("CLASS_PSEUDONYM_KEY", "")
+    if key:
+        return key.encode()
+    path = os.path.join(out, ".pseudonym-key")
+    if not os.path.exists(path):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_hex(32) + "\n")
+    with open(path) as f:
+        return f.read().strip().encode()
+
+
+def pseudonym(key, sid):
+    d = hmac.new(key, sid.encode(), hashlib.sha256).digest()
+    return f"{ADJECTIVES[d[0] % len(ADJECTIVES)]}-{NOUNS[d[1] % len(NOUNS)]}-{d[2:4].hex()}"
+
+
+def collect(a):
+    out = a.out
+    sdir = os.path.join(out, "students")
+    rows = []
+    if os.path.isdir(sdir):
+        for sid in sorted(os.listdir(sdir)):
+            rows += read_csv(os.path.join(sdir, sid, "rows.csv"))
+    rows = [{c: r.get(c, "") or "" for c in COLUMNS} for r in rows]
+    for r in rows:
+        if r["verdict"] not in VERDICTS:
+            r["verdict"] = "ERROR"
+    tmp = os.path.join(out, "class.csv.tmp")
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, os.path.join(out, "class.csv"))
+
+    students = sorted({r["student"] for r in rows})
+    steps = sorted({r["step"] for r in rows})
+    key = pseudonym_key(out) if a.pseudonyms else None
+    shown = {s: pseudonym(key, s) if key else s for s in students}
+    by = {(r["student"], r["step"]): r for r in rows}
+
+    ladder = []
+    for step in steps:
+        passing = [number(r["ginteractions_s"]) for r in rows if r["step"] == step and r["verdict"] == "PASS"]
+        speeds = [g for g in passing if g is not None and not math.isnan(g)]
+        ladder.append((step, len(passing), max(speeds) if speeds else None, statistics.median(speeds) if speeds else None))
+
+    e = html.escape
+    # The chart: per step, a bar of how many passed (of the class), labelled; inline SVG, no script.
+    bar_w, gap, height = 48, 16, 160
+    width = max(1, len(ladder)) * (bar_w + gap) + gap
+    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 40}" role="img" '
+           f'aria-label="students passing each step">']
+    for k, (step, npass, best, med) in enumerate(ladder):
+        h = 0 if not students else round(height * npass / len(students))
+        x = gap + k * (bar_w + gap)
+        svg.append(f'<rect x="{x}" y="10" width="{bar_w}" height="{height}" fill="#eee"/>'  # the whole class
+                   f'<rect class="bar" x="{x}" y="{height - h + 10}" width="{bar_w}" height="{h}" fill="#3a7"/>'
+                   f'<text x="{x + bar_w / 2}" y="{max(height - h + 5, 24)}" text-anchor="middle" font-size="12">{npass}/{len(students)}</text>'
+                   f'<text x="{x + bar_w / 2}" y="{height + 28}" text-anchor="middle" font-size="12">{e(step)}</text>')
+    svg.append("</svg>")
+
+    colour = {"PASS": "#cfc", "FAIL": "#fcc", "ERROR": "#f99", "TODO": "#eee", "SKIP": "#ffd"}
+    out_html = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        "<title>N-body ladder: the class</title>",
+        "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #999;padding:.2em .5em;text-align:left}td.n{text-align:right}</style>",
+        "</head><body>", "<h1>N-body ladder: the class</h1>",
+        f"<p>{len(students)} students, {len(steps)} steps graded"
+        f"{' (pseudonyms)' if key else ''}.</p>",
+        "<h2>The ladder</h2>", "<p>Students passing each step (the grey column is the class):</p>", "".join(svg),
+        '<table id="ladder"><tr><th>step</th><th>PASS</th><th>best G int/s</th><th>median G int/s</th></tr>']
+    for step, npass, best, med in ladder:
+        out_html.append(f'<tr class="step"><td>{e(step)}</td><td class="n">{npass} of {len(students)}</td>'
+                        f'<td class="n">{e(fmt_num(best))}</td><td class="n">{e(fmt_num(med))}</td></tr>')
+    out_html.append("</table>")
+    out_html.append("<h2>Students</h2>")
+    out_html.append('<table id="students"><tr><th>student</th><th>PASS</th>' +
+                    "".join(f"<th>{e(s)}</th>" for s in steps) + "</tr>")
+    for sid in sorted(students, key=lambda s: shown[s]):
+        cells = []
+        for step in steps:
+            r = by.get((sid, step))
+            if not r:
+                cells.append("<td></td>")
+                continue
+            g = number(r["ginteractions_s"])
+            extra = f" {fmt_num(g)} G/s" if r["verdict"] == "PASS" and g is not None else ""
+            reason = r["reason"].replace(f"/{sid}/", f"/{shown[sid]}/") if key else r["reason"]  # a path in a reason names the id
+            cells.append(f'<td style="background:{colour.get(r["verdict"], "#fff")}" title="{e(reason)}">'
+                         f"{e(r['verdict'])}{e(extra)}</td>")
+        npass = sum(1 for step in steps if by.get((sid, step), {}).get("verdict") == "PASS")
+        out_html.append(f'<tr class="student"><td>{e(shown[sid])}</td><td class="n">{npass}</td>{"".join(cells)}</tr>')
+    out_html.append("</table>")
+    if not key:
+        out_html.append("<h2>Reasons</h2><ul>")
+        for r in rows:
+            if r["verdict"] in ("FAIL", "ERROR"):
+                out_html.append(f"<li>{e(r['student'])} step {e(r['step'])}: {e(r['verdict'])}: {e(r['reason'])}</li>")
+        out_html.append("</ul>")
+    out_html.append("</body></html>")
+    write_text(os.path.join(out, "index.html"), "\n".join(out_html) + "\n")
+    print(f"report.py: {out}/class.csv ({len(rows)} rows, {len(students)} students), {out}/index.html")
+
+
+def main():
+    p = argparse.ArgumentParser(description="grade-class reports (grading/CLASS.md)")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("student")
+    for opt in ("--id", "--out", "--plan", "--grade-dir", "--status", "--timeout", "--elapsed"):
+        s.add_argument(opt, required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--out", required=True)
+    c.add_argument("--pseudonyms", action="store_true")
+    a = p.parse_args()
+    if a.cmd == "student":
+        if not re.fullmatch(r"-?[0-9]+", a.status):
+            die(f"--status {a.status}: not a number")
+        student(a)
+    else:
+        if not os.path.isdir(a.out):
+            die(f"{a.out}: no such folder")
+        collect(a)
+
+
+if __name__ == "__main__":
+    main()
