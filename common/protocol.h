@@ -49,7 +49,7 @@ typedef struct nb_wire_ready {
 /* One call of the time loop (nb_run, without its pointers) and the state's shape. */
 typedef struct nb_wire_run {
     uint64_t systems, bodies, steps, state_step, snapshot_every;
-    double state_time, dt_double;
+    double state_time;
     float dt, eps2, theta;
     uint32_t block, gpus, no_overlap, decompose, deterministic;
 } nb_wire_run;

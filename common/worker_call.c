@@ -97,25 +97,15 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
     add(argv, k, "--ro-bind");
     add(argv, k, "/");
     add(argv, k, "/");
+    int hidden[NB_SANDBOX_HIDDEN_MAX] = {0};
     for (int h = 0; h < NB_SANDBOX_HIDDEN_MAX && spec->hidden[h]; ++h) {
         struct stat st;
         if (stat(spec->hidden[h], &st) == 0 && S_ISDIR(st.st_mode)) {
+            add(argv, k, "--size"); /* empty, small, and read-only below once the worker's folder is bound */
+            add(argv, k, "65536");
             add(argv, k, "--tmpfs");
             add(argv, k, spec->hidden[h]);
-        }
-    }
-    /* The worker's own folder, in case a hidden one held it. */
-    size_t used = 0;
-    const char *slash = strrchr(spec->program, '/');
-    if (slash && used + (size_t)(slash - spec->program) + 1 < store_len) {
-        char *dir = store + used;
-        memcpy(dir, spec->program, (size_t)(slash - spec->program));
-        dir[slash - spec->program] = '\0';
-        used += (size_t)(slash - spec->program) + 1;
-        if (dir[0]) {
-            add(argv, k, "--ro-bind");
-            add(argv, k, dir);
-            add(argv, k, dir);
+            hidden[h] = 1;
         }
     }
     add(argv, k, "--dev");
@@ -139,6 +129,25 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
     add(argv, k, size);
     add(argv, k, "--tmpfs");
     add(argv, k, "/dev/shm");
+    /* The worker's own folder, in case a hidden one, or /tmp, held it. */
+    size_t used = 0;
+    const char *slash = strrchr(spec->program, '/');
+    if (slash && used + (size_t)(slash - spec->program) + 1 < store_len) {
+        char *dir = store + used;
+        memcpy(dir, spec->program, (size_t)(slash - spec->program));
+        dir[slash - spec->program] = '\0';
+        used += (size_t)(slash - spec->program) + 1;
+        if (dir[0]) {
+            add(argv, k, "--ro-bind");
+            add(argv, k, dir);
+            add(argv, k, dir);
+        }
+    }
+    for (int h = 0; h < NB_SANDBOX_HIDDEN_MAX; ++h) /* one under /tmp or /dev/shm is gone with them already */
+        if (hidden[h] && strncmp(spec->hidden[h], "/tmp/", 5) && strncmp(spec->hidden[h], "/dev/shm/", 9)) {
+            add(argv, k, "--remount-ro");
+            add(argv, k, spec->hidden[h]);
+        }
     add(argv, k, "--ro-bind");
     add(argv, k, call_dir);
     add(argv, k, "/tmp/nb-call");
@@ -388,7 +397,7 @@ int nb_worker_call(nb_worker *w, nb_state *state, const nb_run *run, double limi
         return NB_EXIT_ERROR;
     }
     const nb_wire_run wire = {state->systems, state->bodies, run->steps, state->step, run->extra.snapshot_every,
-                              state->time, 0.0, run->dt, run->eps2, run->extra.theta, run->block,
+                              state->time, run->dt, run->eps2, run->extra.theta, run->block,
                               run->extra.gpus, (uint32_t)run->extra.no_overlap, (uint32_t)run->extra.decompose,
                               (uint32_t)run->extra.deterministic};
     const uint64_t total = nb_state_count(state);
