@@ -88,7 +88,7 @@ static void usage(FILE *f, const char *step, const char *summary)
             "Bodies\n"
             "  -n, --bodies N          bodies per system (default 16384)\n"
             "  -S, --systems S         independent systems (default 1)\n"
-            "      --model MODEL       plummer (default), uniform or collision\n"
+            "      --model MODEL       plummer (default), uniform, collision or hernquist (a dense centre)\n"
             "      --masses MASSES     equal (default, m = 1/N) or random (uniform in [0.5,1.5), total 1)\n"
             "      --seed SEED         random seed (default 42)\n"
             "  -i, --input FILE        start from a snapshot file instead of a model (its dt and eps are\n"
@@ -235,8 +235,10 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
                 o->model = NB_MODEL_UNIFORM;
             else if (!strcmp(optarg, "collision"))
                 o->model = NB_MODEL_COLLISION;
+            else if (!strcmp(optarg, "hernquist"))
+                o->model = NB_MODEL_HERNQUIST;
             else {
-                nb_error("--model '%s': must be plummer, uniform or collision", optarg);
+                nb_error("--model '%s': must be plummer, uniform, collision or hernquist", optarg);
                 rc = NB_EXIT_ERROR;
             }
             break;
