@@ -123,6 +123,8 @@ static void usage(FILE *f, const char *step, const char *summary)
             "                          (each GPU a slice of every system's bodies; positions exchanged)\n"
             "      --deterministic     step09: sum the forces in a fixed order (bit-identical runs, slower)\n"
             "      --theta T           tree steps (step10, step12): opening angle, 0 <= T <= 2 (default 0.35; 0 = every cell opened)\n"
+            "      --levels L          step13: time steps dt / 2^k, k < L, 1 <= L <= 16 (default 1: every body on --dt)\n"
+            "      --eta E             step13: a body's step is E sqrt(eps / |a|), 0 < E <= 10 (default 0.2)\n"
             "\n"
             "  -h, --help              this help\n"
             "  -V, --version           version and commit\n"
@@ -134,7 +136,7 @@ static void usage(FILE *f, const char *step, const char *summary)
 enum {
     OPT_MODEL = 256, OPT_MASSES, OPT_SEED, OPT_DT, OPT_EPS, OPT_SNAP_EVERY, OPT_SNAP_DIR, OPT_CSV, OPT_TAG,
     OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP, OPT_DECOMPOSE,
-    OPT_DETERMINISTIC, OPT_THETA
+    OPT_DETERMINISTIC, OPT_THETA, OPT_LEVELS, OPT_ETA
 };
 
 static int check_tag(const char *tag)
@@ -165,6 +167,7 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
     o->masses = NB_MASSES_EQUAL;
     o->validate = NB_VALIDATE_AUTO;
     o->theta = -1.0;
+    o->eta = -1.0;
 
     static const struct option longopts[] = {
         {"bodies", required_argument, 0, 'n'},       {"systems", required_argument, 0, 'S'},
@@ -185,6 +188,7 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
         {"decompose", required_argument, 0, OPT_DECOMPOSE},
         {"deterministic", no_argument, 0, OPT_DETERMINISTIC},
         {"theta", required_argument, 0, OPT_THETA},
+        {"levels", required_argument, 0, OPT_LEVELS}, {"eta", required_argument, 0, OPT_ETA},
         {0, 0, 0, 0}};
 
     opterr = 0; /* our own messages, one line each */
@@ -297,6 +301,8 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const char *step, const 
         case OPT_NO_OVERLAP: o->no_overlap = 1; break;
         case OPT_DETERMINISTIC: o->deterministic = 1; break;
         case OPT_THETA: rc = nb_parse_double(optarg, "--theta", 0.0, 2.0, 1, &o->theta); break;
+        case OPT_LEVELS: rc = nb_parse_u64(optarg, "--levels", 1, NB_LEVELS_MAX, &o->levels); break;
+        case OPT_ETA: rc = nb_parse_double(optarg, "--eta", 0.0, 10.0, 0, &o->eta); break;
         case OPT_DECOMPOSE:
             if (!strcmp(optarg, "auto"))
                 o->decompose = NB_DECOMPOSE_AUTO;

@@ -605,6 +605,11 @@ static int setup(harness *h)
         nb_error("--theta: %s is a direct sum with no opening angle (the option is for tree steps)", NB_STEP_NAME);
         return NB_EXIT_ERROR;
     }
+    if ((o->levels || o->eta >= 0.0) && !(nb_step_features & NB_FEATURE_BLOCK_STEPS)) {
+        nb_error("--%s: %s moves every body with one dt (the option is for step13's block time steps)",
+                 o->levels ? "levels" : "eta", NB_STEP_NAME);
+        return NB_EXIT_ERROR;
+    }
     if (o->validate_only && (o->output || o->snapshot_dir)) { /* it would run no step to write them from */
         nb_error("--validate-only writes no %s: drop it, or drop --validate-only", o->output ? "--output" : "snapshots");
         return NB_EXIT_ERROR;
@@ -687,6 +692,8 @@ static int setup(harness *h)
     h->run.extra.decompose = o->decompose;
     h->run.extra.deterministic = o->deterministic;
     h->run.extra.theta = o->theta >= 0.0 ? (float)o->theta : NB_THETA_DEFAULT;
+    h->run.extra.levels = o->levels ? (unsigned)o->levels : NB_LEVELS_DEFAULT;
+    h->run.extra.eta = o->eta >= 0.0 ? (float)o->eta : NB_ETA_DEFAULT;
     h->run.info = &h->info;
     h->run.clock = &h->clock; /* every run has one: a step cannot tell the checked runs from the timed ones */
     return NB_EXIT_OK;

@@ -43,6 +43,8 @@ typedef struct nb_run_extra {
     int decompose;           /* --decompose: NB_DECOMPOSE_AUTO, _SYSTEMS or _BODIES (step08, step11) */
     int deterministic;       /* --deterministic: a fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
     float theta;             /* --theta: opening angle (steps with NB_FEATURE_THETA; NB_THETA_DEFAULT if not given) */
+    unsigned levels;         /* --levels: time-step levels dt/2^k, k < levels (NB_FEATURE_BLOCK_STEPS; 1 = one dt) */
+    float eta;               /* --eta: a body's step is eta sqrt(eps / |a|) (NB_FEATURE_BLOCK_STEPS) */
     uint64_t snapshot_every; /* steps between trajectory snapshots, 0 = none (steps with NB_FEATURE_SNAPSHOTS) */
     struct nb_snapshot_sink *sink;
 } nb_run_extra;
@@ -79,6 +81,10 @@ int nb_step_run(nb_state *state, const nb_run *run);
 #define NB_FEATURE_DETERMINISTIC 4u /* the step takes --deterministic (the others refuse it) */
 #define NB_FEATURE_THETA 8u      /* the step takes --theta (a tree code; the others refuse it) */
 #define NB_THETA_DEFAULT 0.35f    /* the opening angle of tree steps when --theta is not given (common/README.md) */
+#define NB_FEATURE_BLOCK_STEPS 16u /* the step takes --levels and --eta (block time steps; the others refuse them) */
+#define NB_LEVELS_DEFAULT 1u      /* --levels not given: every body on the run's dt, the contract as written */
+#define NB_LEVELS_MAX 16          /* dt / 2^15: finer than float32 time can count over a run of dt steps */
+#define NB_ETA_DEFAULT 0.2f       /* --eta not given: GADGET-2's sqrt(2 * 0.025 eps / |a|), about 0.22 sqrt(eps / |a|) */
 extern const unsigned nb_step_features;
 
 /* Mark the timed region (the time loop, without set-up and copies in and out).
