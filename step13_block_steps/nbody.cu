@@ -2,7 +2,7 @@
  * step12's tree, moments and walk stay. After the force at the start of each --dt step (dt_max), a body
  * takes the level k whose step dt_max / 2^k is the largest at most eta sqrt(eps / |a|), k < --levels L;
  * the step of dt_max is then 2^K substeps of dt_max / 2^K (K the deepest level in use). At every substep
- * all bodies drift and only the active ones (a level whose step ends there) get a new force and a kick:
+ * all bodies drift and only the active ones (a level whose step starts there) get a new force and a kick:
  * the tree is rebuilt from the drifted bodies, the walk runs for the active bodies only (a compacted
  * list, still in Morton order so a warp's 32 stay neighbours), and when so few are active that the GPU
  * would idle, SMALL_ACTIVE or fewer, the tree is skipped for a direct sum, one block per active body.

@@ -5,7 +5,8 @@
 #   check    step13 --levels 1 is step12, bit for bit (the same final snapshot), and validates as step12
 #   faults   the planted faults build, and change the run (PLANT_MISSED_KICK, PLANT_LEVEL_OFF_BY_ONE)
 #   energy   N = BS_ENERGY_N (131072): t = 0..1, step12 over its shared dt, step13 over eta; relative energy
-#            error of the final state against the drawn one (build/tools/diag: fp64, velocities synchronised)
+#            error of the final state against the start (build/tools/diag: fp64, velocities synchronised
+#            with each run's own dt, dt_max for step13)
 #   time     N = 1048576, t = 0..1: step12 over dt, step13 over eta (dt_max 1/16, BS_LEVELS levels)
 #   levels   the level histogram and each level's cost (a -DLEVEL_REPORT build, at 1 M and 8 M)
 #   small    where the small-active-set path pays: SMALL_ACTIVE=0 (always the tree) against a build that
@@ -131,16 +132,20 @@ if phase energy "energy: N = $energy_n, t = 0..1, relative energy error against 
     f=$(sphere "$energy_n") || exit 1
     rm -f "$ecsv"
     runs=()
-    for k in $dt12s; do runs+=("s12-dt1/$k $s12 -k $k --dt $(awk -v k="$k" 'BEGIN { printf "%.10g", 1 / k }')"); done
-    for e in $etas; do runs+=("s13-eta$e $s13 -k 16 --dt 0.0625 --levels $levels --eta $e"); done
+    for k in $dt12s; do runs+=("s12-dt1/$k $(awk -v k="$k" 'BEGIN { printf "%.10g", 1 / k }') $s12 -k $k"); done
+    for e in $etas; do runs+=("s13-eta$e 0.0625 $s13 -k 16 --levels $levels --eta $e"); done
     for r in "${runs[@]}"; do
-        read -r label exe args <<< "$r"
-        final=$snaps/energy-${label//\//_}.nbs
+        read -r label dt exe args <<< "$r"
+        start=$snaps/energy-start-${label//\//_}.nbs final=$snaps/energy-${label//\//_}.nbs
+        # The contract reads the drawn velocities as v(-dt/2): diag synchronises the start with the run's own
+        # dt (written into this copy's header), so each run's error is its integration's, not the start's.
+        $s12 -q -i "$f" --steps 0 --validate off --dt "$dt" --eps $eps -o "$start" ||
+            { echo "FAIL start of $label"; fails=$((fails + 1)); continue; }
         # shellcheck disable=SC2086
-        timed "energy-$label" "$exe" -i "$f" --validate off -o "$final" --eps $eps $args || continue
+        timed "energy-$label" "$exe" -i "$start" --validate off -o "$final" --eps $eps --dt "$dt" $args || continue
         opt=()
         [ -s "$ecsv" ] && opt=(--no-header)
-        build/tools/diag "${opt[@]}" --label "$label" "$f" "$final" >> "$ecsv" ||
+        build/tools/diag "${opt[@]}" --label "$label" "$start" "$final" >> "$ecsv" ||
             { echo "FAIL diag $label"; fails=$((fails + 1)); continue; }
         awk -F, -v l="$label" '$1 == l { e = $11 } END { printf "  %-14s relative energy error at t = 1: %.3e\n", l, e }' "$ecsv"
     done
