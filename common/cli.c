@@ -90,7 +90,7 @@ static void usage(FILE *f, const nb_step_facts *step)
             "Bodies\n"
             "  -n, --bodies N          bodies per system (default 16384)\n"
             "  -S, --systems S         independent systems (default 1)\n"
-            "      --model MODEL       plummer (default), uniform or collision\n"
+            "      --model MODEL       plummer (default), uniform, collision or hernquist (a dense centre)\n"
             "      --masses MASSES     equal (default, m = 1/N) or random (uniform in [0.5,1.5), total 1)\n"
             "      --seed SEED         random seed (default 42)\n"
             "  -i, --input FILE        start from a snapshot file instead of a model (its dt and eps are\n"
@@ -139,6 +139,10 @@ static void usage(FILE *f, const nb_step_facts *step)
         if (k & NB_FEATURE_THETA)
             fprintf(f, "      --theta T           opening angle, 0 <= T <= 2 (default %g; 0 = every cell opened)\n",
                     (double)NB_THETA_DEFAULT);
+        if (k & NB_FEATURE_BLOCK_STEPS)
+            fprintf(f, "      --levels L          time steps dt / 2^k, k < L, 1 <= L <= %d (default %u: every body on --dt)\n"
+                       "      --eta E             a body's step is E sqrt(eps / |a|), 0 < E <= 10 (default %g)\n",
+                    NB_LEVELS_MAX, NB_LEVELS_DEFAULT, (double)NB_ETA_DEFAULT);
     }
     fprintf(f, "\n"
                "  -h, --help              this help\n"
@@ -150,7 +154,7 @@ static void usage(FILE *f, const nb_step_facts *step)
 enum {
     OPT_MODEL = 256, OPT_MASSES, OPT_SEED, OPT_DT, OPT_EPS, OPT_SNAP_EVERY, OPT_SNAP_DIR, OPT_CSV, OPT_TAG,
     OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP, OPT_DECOMPOSE,
-    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE, OPT_RANKS
+    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE, OPT_RANKS, OPT_LEVELS, OPT_ETA
 };
 
 static int check_tag(const char *tag)
@@ -181,6 +185,7 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *ste
     o->masses = NB_MASSES_EQUAL;
     o->validate = NB_VALIDATE_AUTO;
     o->theta = -1.0;
+    o->eta = -1.0;
 
     static const struct option longopts[] = {
         {"bodies", required_argument, 0, 'n'},       {"systems", required_argument, 0, 'S'},
@@ -204,6 +209,7 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *ste
         {"sandbox", required_argument, 0, OPT_SANDBOX},
         {"sandbox-hide", required_argument, 0, OPT_SANDBOX_HIDE},
         {"ranks", required_argument, 0, OPT_RANKS},
+        {"levels", required_argument, 0, OPT_LEVELS}, {"eta", required_argument, 0, OPT_ETA},
         {0, 0, 0, 0}};
 
     opterr = 0; /* our own messages, one line each */
@@ -254,8 +260,10 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *ste
                 o->model = NB_MODEL_UNIFORM;
             else if (!strcmp(optarg, "collision"))
                 o->model = NB_MODEL_COLLISION;
+            else if (!strcmp(optarg, "hernquist"))
+                o->model = NB_MODEL_HERNQUIST;
             else {
-                nb_error("--model '%s': must be plummer, uniform or collision", optarg);
+                nb_error("--model '%s': must be plummer, uniform, collision or hernquist", optarg);
                 rc = NB_EXIT_ERROR;
             }
             break;
@@ -318,6 +326,8 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *ste
             break;
         case OPT_DETERMINISTIC: o->deterministic = 1; break;
         case OPT_THETA: rc = nb_parse_double(optarg, "--theta", 0.0, 2.0, 1, &o->theta); break;
+        case OPT_LEVELS: rc = nb_parse_u64(optarg, "--levels", 1, NB_LEVELS_MAX, &o->levels); break;
+        case OPT_ETA: rc = nb_parse_double(optarg, "--eta", 0.0, 10.0, 0, &o->eta); break;
         case OPT_DECOMPOSE:
             if (!strcmp(optarg, "auto"))
                 o->decompose = NB_DECOMPOSE_AUTO;

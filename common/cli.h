@@ -30,6 +30,8 @@ typedef struct nb_options {
     int no_overlap, quiet, diagnostics, validate_only;
     int decompose; /* NB_DECOMPOSE_* of nbody.h */
     double theta;  /* --theta: tree steps' opening angle; < 0 = not given (the step's default) */
+    uint64_t levels; /* --levels: block time-step levels; 0 = not given (NB_LEVELS_DEFAULT) */
+    double eta;      /* --eta: block time-step accuracy; < 0 = not given (NB_ETA_DEFAULT) */
     int deterministic; /* --deterministic: fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
     nb_validate_mode validate;
     int sandbox;       /* --sandbox: NB_SANDBOX_AUTO, _REQUIRE or _OFF (worker_call.h) */

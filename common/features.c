@@ -11,7 +11,8 @@ unsigned nb_feature_bit(const char *name, size_t len)
         unsigned bit;
     } known[] = {{"snapshots", NB_FEATURE_SNAPSHOTS}, {"multi_gpu", NB_FEATURE_MULTI_GPU},
                  {"deterministic", NB_FEATURE_DETERMINISTIC}, {"theta", NB_FEATURE_THETA},
-                 {"no_overlap", NB_FEATURE_NO_OVERLAP}, {"decompose", NB_FEATURE_DECOMPOSE}};
+                 {"no_overlap", NB_FEATURE_NO_OVERLAP}, {"decompose", NB_FEATURE_DECOMPOSE},
+                 {"block_steps", NB_FEATURE_BLOCK_STEPS}};
     for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k)
         if (strlen(known[k].name) == len && !strncmp(name, known[k].name, len))
             return known[k].bit;

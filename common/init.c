@@ -12,6 +12,7 @@ const char *nb_model_name(nb_model m)
     case NB_MODEL_PLUMMER: return "plummer";
     case NB_MODEL_UNIFORM: return "uniform";
     case NB_MODEL_COLLISION: return "collision";
+    case NB_MODEL_HERNQUIST: return "hernquist";
     }
     return "?";
 }
@@ -95,6 +96,92 @@ static void plummer_body(nb_rng *r, double pos[3], double vel[3])
     vel[2] = q * escape * uz;
 }
 
+double nb_asin(double x)
+{
+    const double half_pi = 1.57079632679489661923;
+    const double sign = x < 0.0 ? -1.0 : 1.0;
+    double y = x * sign;
+    /* asin y = pi/2 - 2 asin sqrt((1 - y)/2) above sqrt(1/2), where the result is still at least pi/4:
+     * the subtraction loses at most a bit (reflecting above 1/2 lost three). */
+    const int reflect = y > 0.70710678118654752440;
+    if (reflect)
+        y = sqrt((1.0 - y) * 0.5);
+    /* asin y = sum_n (2n)! / (4^n (n!)^2 (2n+1)) y^(2n+1); terms fall by y^2 <= 1/2: 56 reach 1e-17 */
+    double terms[56], power = y;
+    const double y2 = y * y;
+    terms[0] = y;
+    for (int n = 1; n < 56; ++n) {
+        power *= y2 * (2.0 * n - 1.0) / (2.0 * n);
+        terms[n] = power / (2.0 * n + 1.0);
+    }
+    double sum = 0.0;
+    for (int n = 55; n >= 0; --n) /* smallest first: the rounding errors stay below the last terms */
+        sum += terms[n];
+    return sign * (reflect ? half_pi - 2.0 * sum : sum);
+}
+
+/* Hernquist's (1990, eq. 17) isotropic distribution function without its constant factor, at
+ * q^2 = a E / (G M) for the relative energy E, given q^2 and 1 - q^2 (passed apart: near the centre
+ * 1 - q^2 is small and is computed without the cancellation). */
+static double hernquist_df(double q2, double one_minus_q2)
+{
+    const double q = sqrt(q2), w = sqrt(one_minus_q2);
+    const double bracket = 3.0 * nb_asin(q) + q * w * (1.0 - 2.0 * q2) * (8.0 * q2 * q2 - 8.0 * q2 - 3.0);
+    return bracket / (one_minus_q2 * one_minus_q2 * w);
+}
+
+/* The speed distribution at radius r as a function of u = v / v_escape: u^2 f(E), E = psi (1 - u^2). */
+static double hernquist_speed_weight(double r, double u)
+{
+    const double a = NB_HERNQUIST_A, u2 = u * u;
+    const double q2 = a / (r + a) * (1.0 - u2);
+    return u2 * hernquist_df(q2, (r + a * u2) / (r + a));
+}
+
+/* One Hernquist body (G = 1, scale a, model mass NB_HERNQUIST_MASS so that the bodies inside the cut
+ * weigh 1). Radius: M(<r)/M = r^2/(r+a)^2 inverted, for a mass fraction drawn below the cut's, so no
+ * body is rejected for its radius. Speed: von Neumann rejection from the exact DF; the bound is the
+ * largest weight on a grid of u = 2^(-j/2), j = 1..24, times 1.1 (between two grid points the peak is at
+ * most 4 % higher: near the centre the weight is u^2 / (r/a + u^2)^(5/2), whose log varies by 2.4 (ln u)^2
+ * about its peak; farther out the peak is wider). */
+static void hernquist_body(nb_rng *r, double pos[3], double vel[3])
+{
+    const double a = NB_HERNQUIST_A, cut = NB_HERNQUIST_CUT / (NB_HERNQUIST_CUT + NB_HERNQUIST_A);
+    double radius = 0.0;
+    for (;;) {
+        const double s = cut * sqrt(nb_rng_uniform(r)); /* s^2 = M(<r)/M, uniform below the cut's cut^2 */
+        if (s > 0.0) {
+            radius = a * s / (1.0 - s);
+            break;
+        }
+    }
+    double ux, uy, uz;
+    random_direction(r, &ux, &uy, &uz);
+    pos[0] = radius * ux;
+    pos[1] = radius * uy;
+    pos[2] = radius * uz;
+
+    double bound = 0.0, u = 1.0;
+    for (int j = 1; j <= 24; ++j) {
+        u *= 0.70710678118654752440;
+        const double w = hernquist_speed_weight(radius, u);
+        bound = w > bound ? w : bound;
+    }
+    bound *= 1.1;
+    double q;
+    for (;;) {
+        q = nb_rng_uniform(r);
+        const double g = bound * nb_rng_uniform(r);
+        if (q > 0.0 && g < hernquist_speed_weight(radius, q))
+            break;
+    }
+    const double escape = sqrt(2.0 * NB_HERNQUIST_MASS / (radius + a));
+    random_direction(r, &ux, &uy, &uz);
+    vel[0] = q * escape * ux;
+    vel[1] = q * escape * uy;
+    vel[2] = q * escape * uz;
+}
+
 /* One body of the model, in double precision. */
 static void draw_body(nb_rng *r, nb_model model, size_t i, size_t n, double pos[3], double vel[3])
 {
@@ -103,6 +190,10 @@ static void draw_body(nb_rng *r, nb_model model, size_t i, size_t n, double pos[
             pos[d] = nb_rng_range(r, -1.0, 1.0);
         for (int d = 0; d < 3; ++d)
             vel[d] = nb_rng_range(r, -1.0, 1.0);
+        return;
+    }
+    if (model == NB_MODEL_HERNQUIST) { /* in Henon units as drawn: see init.h */
+        hernquist_body(r, pos, vel);
         return;
     }
     /* Plummer sphere of mass M in Henon units (G = 1, E = -M^2/4 for M = 1): positions * 3pi/16,

@@ -11,8 +11,19 @@ extern "C" {
 typedef enum nb_model {
     NB_MODEL_PLUMMER,   /* Plummer sphere, Aarseth-Henon-Wielen recipe, Henon units */
     NB_MODEL_UNIFORM,   /* positions and velocities uniform in [-1,1]^3 (the ECE415 reports: REFERENCES.md) */
-    NB_MODEL_COLLISION  /* two Plummer spheres of half the mass on a collision course */
+    NB_MODEL_COLLISION, /* two Plummer spheres of half the mass on a collision course */
+    NB_MODEL_HERNQUIST  /* Hernquist (1990) sphere, isotropic DF, a = 1/3, cut at 100 a: a dense centre (step13) */
 } nb_model;
+
+/* The Hernquist model as drawn: scale radius a (G = 1, M_model = 1 gives E = -1/4 untruncated), the cut
+ * radius, and the model mass that leaves mass 1 inside the cut: M(<r) = NB_HERNQUIST_MASS r^2/(r+a)^2. */
+#define NB_HERNQUIST_A (1.0 / 3.0)
+#define NB_HERNQUIST_CUT (100.0 * NB_HERNQUIST_A)
+#define NB_HERNQUIST_MASS (1.0 / ((NB_HERNQUIST_CUT / (NB_HERNQUIST_CUT + NB_HERNQUIST_A)) * \
+                                 (NB_HERNQUIST_CUT / (NB_HERNQUIST_CUT + NB_HERNQUIST_A))))
+
+/* arcsin by its series in plain IEEE arithmetic (libm's asin may differ by an ulp), |x| <= 1. */
+double nb_asin(double x);
 
 typedef enum nb_masses {
     NB_MASSES_EQUAL,    /* m = 1/N */

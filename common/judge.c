@@ -431,9 +431,11 @@ static int refuse_options(const harness *h)
                  {NB_FEATURE_NO_OVERLAP, "--no-overlap", "has no copies to overlap with its compute"},
                  {NB_FEATURE_DECOMPOSE, "--decompose", "has one way to share its work"},
                  {NB_FEATURE_DETERMINISTIC, "--deterministic", "always sums in a fixed order"},
-                 {NB_FEATURE_THETA, "--theta", "is a direct sum with no opening angle"}};
+                 {NB_FEATURE_THETA, "--theta", "is a direct sum with no opening angle"},
+                 {NB_FEATURE_BLOCK_STEPS, "--levels", "moves every body with one dt"},
+                 {NB_FEATURE_BLOCK_STEPS, "--eta", "moves every body with one dt"}};
     const int given[] = {o->gpus > 1, o->no_overlap, o->decompose != NB_DECOMPOSE_AUTO, o->deterministic,
-                         o->theta >= 0.0};
+                         o->theta >= 0.0, o->levels != 0, o->eta >= 0.0};
     for (size_t t = 0; t < sizeof takes / sizeof takes[0]; ++t)
         if (given[t] && !(k & takes[t].bit)) {
             nb_error("%s: %s %s (the option is for the steps whose features in steps.list name it)", takes[t].option,
@@ -570,6 +572,8 @@ static int setup(harness *h)
     h->run.extra.decompose = o->decompose;
     h->run.extra.deterministic = o->deterministic;
     h->run.extra.theta = o->theta >= 0.0 ? (float)o->theta : NB_THETA_DEFAULT; /* the default's one place */
+    h->run.extra.levels = o->levels ? (unsigned)o->levels : NB_LEVELS_DEFAULT;
+    h->run.extra.eta = o->eta >= 0.0 ? (float)o->eta : NB_ETA_DEFAULT;
     return NB_EXIT_OK;
 }
 

@@ -43,6 +43,8 @@ typedef struct nb_run_extra {
     int decompose;           /* --decompose: NB_DECOMPOSE_AUTO, _SYSTEMS or _BODIES (step08, step11) */
     int deterministic;       /* --deterministic: a fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
     float theta;             /* --theta: opening angle (steps with NB_FEATURE_THETA; the judge's default if not given) */
+    unsigned levels;         /* --levels: time-step levels dt/2^k, k < levels (NB_FEATURE_BLOCK_STEPS; 1 = one dt) */
+    float eta;               /* --eta: a body's step is eta sqrt(eps / |a|) (NB_FEATURE_BLOCK_STEPS) */
     uint64_t snapshot_every; /* steps between trajectory snapshots, 0 = none (steps with NB_FEATURE_SNAPSHOTS) */
     struct nb_snapshot_sink *sink;
 } nb_run_extra;
@@ -81,7 +83,8 @@ int nb_step_run(nb_state *state, const nb_run *run);
 #define NB_FEATURE_THETA 8u         /* theta: it takes --theta (a tree code, checked as one) */
 #define NB_FEATURE_NO_OVERLAP 16u   /* no_overlap: it takes --no-overlap */
 #define NB_FEATURE_DECOMPOSE 32u    /* decompose: it takes --decompose */
-#define NB_FEATURE_NAMES "snapshots, multi_gpu, deterministic, theta, no_overlap, decompose"
+#define NB_FEATURE_BLOCK_STEPS 64u  /* block_steps: it takes --levels and --eta (block time steps) */
+#define NB_FEATURE_NAMES "snapshots, multi_gpu, deterministic, theta, no_overlap, decompose, block_steps"
 /* The bit of the feature named by the first `len` characters of `name`, 0 if none (common/features.c);
  * and the bits of a comma-separated list (steps.list's column; "-" for none), ~0u if a name is unknown. */
 unsigned nb_feature_bit(const char *name, size_t len);
@@ -89,6 +92,9 @@ unsigned nb_features_parse(const char *list);
 /* The opening angle of tree steps when --theta is not given (common/README.md): the judge puts it in
  * run->extra.theta, so a step reads that and never this. */
 #define NB_THETA_DEFAULT 0.35f
+#define NB_LEVELS_DEFAULT 1u      /* --levels not given: every body on the run's dt, the contract as written */
+#define NB_LEVELS_MAX 16          /* dt / 2^15: finer than float32 time can count over a run of dt steps */
+#define NB_ETA_DEFAULT 0.2f       /* --eta not given: GADGET-2's sqrt(2 * 0.025 eps / |a|), about 0.22 sqrt(eps / |a|) */
 
 /* Mark the timed region (the time loop, without set-up and copies in and out).
  * CPU steps: host monotonic clock. GPU steps: CUDA events on the current device (common/device.cu). */

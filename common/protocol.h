@@ -50,8 +50,8 @@ typedef struct nb_wire_ready {
 typedef struct nb_wire_run {
     uint64_t systems, bodies, steps, state_step, snapshot_every;
     double state_time;
-    float dt, eps2, theta;
-    uint32_t block, gpus, no_overlap, decompose, deterministic;
+    float dt, eps2, theta, eta;
+    uint32_t block, gpus, no_overlap, decompose, deterministic, levels;
 } nb_wire_run;
 
 typedef struct nb_wire_view {

@@ -145,6 +145,8 @@ static int serve(int request_fd)
         run.extra.decompose = (int)w.decompose;
         run.extra.deterministic = (int)w.deterministic;
         run.extra.theta = w.theta;
+        run.extra.levels = w.levels;
+        run.extra.eta = w.eta;
         run.extra.snapshot_every = w.snapshot_every;
         clock.elapsed = 0.0;
         const int status = nb_step_run(&state, &run);

@@ -397,9 +397,9 @@ int nb_worker_call(nb_worker *w, nb_state *state, const nb_run *run, double limi
         return NB_EXIT_ERROR;
     }
     const nb_wire_run wire = {state->systems, state->bodies, run->steps, state->step, run->extra.snapshot_every,
-                              state->time, run->dt, run->eps2, run->extra.theta, run->block,
+                              state->time, run->dt, run->eps2, run->extra.theta, run->extra.eta, run->block,
                               run->extra.gpus, (uint32_t)run->extra.no_overlap, (uint32_t)run->extra.decompose,
-                              (uint32_t)run->extra.deterministic};
+                              (uint32_t)run->extra.deterministic, run->extra.levels};
     const uint64_t total = nb_state_count(state);
     const uint64_t payload = total * (NB_FIELDS - 1) * sizeof(float);
     nb_state view = {0};

@@ -143,6 +143,7 @@ START_TEST(defaults)
     ck_assert(o.bodies == 16384 && o.systems == 1 && o.steps == 10 && o.seed == 42 && o.repeat == 3);
     ck_assert(o.dt == 0.001 && o.eps == 0.01);
     ck_assert(o.model == NB_MODEL_PLUMMER && o.masses == NB_MASSES_EQUAL && o.validate == NB_VALIDATE_AUTO);
+    ck_assert(o.levels == 0 && o.eta < 0.0); /* not given: the harness passes NB_LEVELS_DEFAULT, NB_ETA_DEFAULT */
     ck_assert(!o.input && !o.output && !o.csv && !o.snapshot_dir && o.snapshot_every == 0);
     ck_assert(!o.bodies_set && !o.dt_set && !o.eps_set && !o.quiet);
 }
@@ -171,6 +172,10 @@ START_TEST(good_arguments)
     const char *input[] = {"--input", "start.nbs", "--dt", "0.002", "--steps", "5", NULL};
     ck_assert_int_eq(parse(&o, &err, input), -1);
     ck_assert(!strcmp(o.input, "start.nbs") && o.dt == 0.002 && o.dt_set && !o.eps_set);
+    /* Block steps' options, and the Hernquist model. */
+    const char *blocks[] = {"--levels", "16", "--eta", "0.05", "--model", "hernquist", NULL};
+    ck_assert_int_eq(parse(&o, &err, blocks), -1);
+    ck_assert(o.levels == 16 && o.eta == 0.05 && o.model == NB_MODEL_HERNQUIST);
     /* The three validate modes left. */
     const char *modes[3][3] = {{"--validate", "auto", NULL}, {"--validate", "sample", NULL}, {"--validate", "off", NULL}};
     const nb_validate_mode want[3] = {NB_VALIDATE_AUTO, NB_VALIDATE_SAMPLE, NB_VALIDATE_OFF};
@@ -244,6 +249,13 @@ static const char *const bad_args[][8] = {
     {"--snapshot-dir", "snaps"},                /* without --snapshot-every */
     {"--snapshot-every", "0", "--snapshot-dir", "snaps"},
     {"--model", "collision", "--bodies", "1"},
+    {"--levels", "0"},                          /* step13's block steps: 1 to NB_LEVELS_MAX levels */
+    {"--levels", "17"},
+    {"--levels", "2.5"},
+    {"--eta", "0"},                             /* a step of 0 would never end */
+    {"--eta", "-0.1"},
+    {"--eta", "11"},
+    {"--eta", "nan"},
 };
 enum { BAD_ARGS = sizeof bad_args / sizeof *bad_args };
 
@@ -341,6 +353,8 @@ static const char *const bad_runs[][12] = {
     {"--input", "{OUT}/coincident.nbs", "--eps", "0"},
     {SMALL, "--block", "64"},                    /* a GPU option on a CPU step */
     {SMALL, "--gpus", "1"},
+    {SMALL, "--levels", "4"},                    /* block steps on a step with one dt */
+    {SMALL, "--eta", "0.1"},
     {SMALL, "--snapshot-every", "1", "--snapshot-dir", "{OUT}/no-such-folder"},
     {"--steps", "0", "--bodies", "16"},          /* --csv needs a step to time */
     {SMALL, "--csv", "{OUT}/foreign.csv"},       /* someone else's CSV: refused before the run */

@@ -1,5 +1,6 @@
 /* check_init.c: the initial conditions (common/init.c) are deterministic and are what they claim:
- * a Plummer sphere in Henon units, a uniform cube, two colliding spheres, masses summing to 1. */
+ * a Plummer sphere in Henon units, a uniform cube, two colliding spheres, a Hernquist sphere, masses
+ * summing to 1. */
 #include "init.h"
 #include "reference.h"
 #include "rng.h"
@@ -161,6 +162,103 @@ START_TEST(plummer_statistics)
 }
 END_TEST
 
+START_TEST(hernquist_statistics)
+{
+    /* N = 16384, seed 42, fp64 diagnostics without softening.
+     *  - mass 1 exactly, |com| and |p| < 1e-6, as for Plummer.
+     *  - virial ratio -K/W = 1/2: the DF is the model's own (isotropic, exact), and the cut at 100 a
+     *    leaves out only a surface term, 2K + W = 4 pi r^3 rho 3 sigma_r^2 at the cut ~ 7.2 (a/r)^2 |W|
+     *    = 7e-4 |W|. Over seeds 1..12: 0.4958 .. 0.5062 (the scatter ~ 0.004: a few cusp bodies
+     *    carry much of W): tolerance 0.02.
+     *  - E: -1/4 for the untruncated model of mass 1 and a = 1/3; drawn with model mass 1/f (f, the
+     *    fraction inside the cut) and cut, seeds 1..12 give -0.2542 .. -0.2642: tolerance 0.025.
+     *  - M(<r) = M r^2/(r+a)^2 (M = NB_HERNQUIST_MASS) at r = a/4, a, 4 a, 20 a, about the cusp: the
+     *    fraction of bodies inside is binomial, tolerance 5 sigma. Not about the origin: the sample is
+     *    moved to its centre of mass, which the far bodies (r_rms ~ 5) put 0.01..0.07 from the cusp,
+     *    and a/4 = 0.083 (seed 12: -7 sigma about the origin, -0.7 about the cusp). The cusp: the mean
+     *    of the bodies within 4 a of the origin, then three times within a of the last centre.
+     *  - no body beyond the cut, 100 a (plus the centre-of-mass shift). */
+    const size_t n = 16384;
+    nb_state s = make(1, n, NB_MODEL_HERNQUIST, NB_MASSES_EQUAL, 42);
+    nb_state64 w;
+    ck_assert_int_eq(nb_state64_alloc(&w, 1, n), NB_EXIT_OK);
+    nb_state64_from(&w, &s);
+    nb_diag d;
+    nb_diagnostics(&w, 0.0, &d);
+    const double com = sqrt(d.com[0] * d.com[0] + d.com[1] * d.com[1] + d.com[2] * d.com[2]);
+    const double p = sqrt(d.momentum[0] * d.momentum[0] + d.momentum[1] * d.momentum[1] + d.momentum[2] * d.momentum[2]);
+    printf("hernquist N=%zu: mass %.9f, E %.5f, K %.5f, W %.5f, virial ratio %.5f, |com| %.2e, |p| %.2e\n", n,
+           d.mass, d.energy, d.kinetic, d.potential, d.virial_ratio, com, p);
+    ck_assert_msg(d.mass == 1.0, "total mass %.17g", d.mass);
+    ck_assert_msg(com < 1e-6, "centre of mass at %.3e from the origin", com);
+    ck_assert_msg(p < 1e-6, "total momentum %.3e", p);
+    ck_assert_msg(fabs(d.energy + 0.25) < 0.025, "E = %.5f, want -1/4 within 0.025", d.energy);
+    ck_assert_msg(fabs(d.virial_ratio - 0.5) < 0.02, "virial ratio %.5f, want 1/2 within 0.02", d.virial_ratio);
+
+    const double a = NB_HERNQUIST_A, radii[4] = {0.25 * a, a, 4 * a, 20 * a};
+    double cusp[3] = {0.0, 0.0, 0.0};
+    for (int pass = 0; pass < 4; ++pass) {
+        const double reach = pass == 0 ? 4 * a : a;
+        double sum[3] = {0.0, 0.0, 0.0};
+        size_t count = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const double dx = w.x[i] - cusp[0], dy = w.y[i] - cusp[1], dz = w.z[i] - cusp[2];
+            if (dx * dx + dy * dy + dz * dz < reach * reach) {
+                sum[0] += w.x[i];
+                sum[1] += w.y[i];
+                sum[2] += w.z[i];
+                ++count;
+            }
+        }
+        ck_assert_msg(count > 0, "no body within %.3f of (%g, %g, %g)", reach, cusp[0], cusp[1], cusp[2]);
+        for (int k = 0; k < 3; ++k)
+            cusp[k] = sum[k] / (double)count;
+    }
+    double rmax = 0.0;
+    size_t inside[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < n; ++i) {
+        const double dx = w.x[i] - cusp[0], dy = w.y[i] - cusp[1], dz = w.z[i] - cusp[2];
+        const double r = sqrt(dx * dx + dy * dy + dz * dz);
+        rmax = fmax(rmax, sqrt(w.x[i] * w.x[i] + w.y[i] * w.y[i] + w.z[i] * w.z[i]));
+        for (int k = 0; k < 4; ++k)
+            inside[k] += r < radii[k];
+    }
+    printf("hernquist: the cusp at %.4f from the centre of mass\n",
+           sqrt(cusp[0] * cusp[0] + cusp[1] * cusp[1] + cusp[2] * cusp[2]));
+    for (int k = 0; k < 4; ++k) {
+        const double want = NB_HERNQUIST_MASS * radii[k] * radii[k] / ((radii[k] + a) * (radii[k] + a));
+        const double got = (double)inside[k] / n, sigma = sqrt(want * (1 - want) / n);
+        printf("hernquist: M(<%.4f) = %.4f, sample %.4f (%+.1f sigma)\n", radii[k], want, got, (got - want) / sigma);
+        ck_assert_msg(fabs(got - want) < 5 * sigma, "M(<%.4f): %.4f of the bodies, want %.4f", radii[k], got, want);
+    }
+    printf("hernquist: largest radius %.4f (cut %.4f)\n", rmax, NB_HERNQUIST_CUT);
+    ck_assert_msg(rmax <= NB_HERNQUIST_CUT + 1e-3, "a body at r = %.4f, beyond the cut", rmax);
+    nb_state64_free(&w);
+    nb_state_free(&s);
+}
+END_TEST
+
+START_TEST(asin_against_libm)
+{
+    /* nb_asin, like nb_cbrt, avoids libm so that every machine draws the same Hernquist bodies: measured
+     * at most 2 ulp from asin() over [-1, 1]; allowed 4. A lost term or a wrong reflection is far more. */
+    nb_rng r;
+    nb_rng_seed(&r, 2, 0);
+    double worst = 0.0, worst_at = 0.0;
+    for (int i = 0; i < 1000000; ++i) {
+        const double x = nb_rng_range(&r, -1.0, 1.0), want = asin(x), got = nb_asin(x);
+        const double ulps = fabs(got - want) / (nextafter(fabs(want), INFINITY) - fabs(want));
+        if (ulps > worst) {
+            worst = ulps;
+            worst_at = x;
+        }
+    }
+    printf("nb_asin: worst %.2f ulp (at %.17g)\n", worst, worst_at);
+    ck_assert_msg(worst <= 4.0, "nb_asin(%.17g) is %.1f ulp from asin()", worst_at, worst);
+    ck_assert(nb_asin(0.0) == 0.0 && fabs(nb_asin(1.0) - 1.57079632679489661923) < 1e-15);
+}
+END_TEST
+
 START_TEST(uniform_cube)
 {
     /* Positions and velocities uniform in [-1, 1]^3, not shifted (as in the ECE415 reports: REFERENCES.md). A float
@@ -278,12 +376,14 @@ int main(void)
 {
     Suite *s = suite_create("init");
     TCase *det = nbt_tcase(s, "deterministic", 60);
-    tcase_add_loop_test(det, same_seed_same_bits, 0, 6);
-    tcase_add_loop_test(det, systems_and_seeds_differ, 0, 3);
+    tcase_add_loop_test(det, same_seed_same_bits, 0, 8);
+    tcase_add_loop_test(det, systems_and_seeds_differ, 0, 4);
     tcase_add_test(det, system_independent_of_count);
     tcase_add_test(det, positions_independent_of_masses);
     TCase *models = nbt_tcase(s, "models", 120);
     tcase_add_test(models, plummer_statistics);
+    tcase_add_test(models, hernquist_statistics);
+    tcase_add_test(models, asin_against_libm);
     tcase_add_test(models, uniform_cube);
     tcase_add_test(models, collision_two_clumps);
     tcase_add_test(models, masses);

@@ -419,6 +419,109 @@ END_TEST
 
 /* ---- the program --------------------------------------------------------------------------- */
 
+/* ---- block time steps (NB_FEATURE_BLOCK_STEPS) ---------------------------------------------------- */
+
+START_TEST(block_large_eta_is_one_level)
+{
+    /* eta = 10: a body's step 10 sqrt(eps/|a|) >= 0.3 (|a| < 10 in a Plummer sphere of Henon units) against
+     * dt = 0.001: every body on level 0, and 8 levels allowed must give the bits of one level. */
+    const size_t n = 4099, systems = 3;
+    nb_state init, a, b;
+    ck_assert_int_eq(nb_state_alloc(&init, systems, n), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&a, systems, n), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&b, systems, n), NB_EXIT_OK);
+    nb_init(&init, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 5);
+    nb_run_info info;
+    nb_run run = make_run(0.01, &info);
+    run.steps = 5;
+    nb_state_copy(&a, &init);
+    nb_state_copy(&b, &init);
+    ck_assert_int_eq(nb_step_run(&a, &run), NB_EXIT_OK);
+    run.extra.levels = 8;
+    run.extra.eta = 10.0f;
+    ck_assert_int_eq(nb_step_run(&b, &run), NB_EXIT_OK);
+    for (int k = 0; k < NB_FIELDS; ++k)
+        ck_assert_msg(memcmp(nb_state_field(&a, k), nb_state_field(&b, k), systems * n * sizeof(float)) == 0,
+                      "--levels 8 --eta 10: field %d differs from --levels 1 (every body should be on level 0)", k);
+    nb_state_free(&b);
+    nb_state_free(&a);
+    nb_state_free(&init);
+}
+END_TEST
+
+/* The accelerations at s's positions, by the step itself: one step from rest with dt = 1, one level. */
+static void step_accel(const nb_state *s, nb_state *acc)
+{
+    nb_run_info info;
+    nb_run run = make_run(0.01, &info);
+    ck_assert_int_eq(nb_trial_accel(nb_step_run, &run, s, acc), NB_EXIT_OK);
+}
+
+START_TEST(block_bookkeeping)
+{
+    /* eta = 1e-6 with 2 levels: every body on level 1, h = dt_max / 2. Two dt_max steps must be the contract
+     * (one level) with dt = h for four steps, started from v + a(x0) dt_max/4 (the first block kick is
+     * (dt_max + h)/2 = h + dt_max/4) and ended with v - a(x_end) dt_max/4 (the closing kick (h - dt_max)/2).
+     * Only roundings differ (a kick split in two): allowed 1e-5 in velocity (|v| ~ 0.5 here) and 1e-5 in
+     * position (a few ulp of |x| < 6); a missed kick is a h ~ 1e-3 in velocity, a kick of the wrong level
+     * a dt_max / 4 ~ 5e-4. */
+    const size_t n = 4099, systems = 3, total = n * systems;
+    const float dt_max = 0.002f;
+    nb_state init, block, contract, acc;
+    ck_assert_int_eq(nb_state_alloc(&init, systems, n), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&block, systems, n), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&contract, systems, n), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&acc, systems, n), NB_EXIT_OK);
+    nb_init(&init, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 7);
+    nb_run_info info;
+    nb_run run = make_run(0.01, &info);
+    run.dt = dt_max;
+    run.steps = 2;
+    run.extra.levels = 2;
+    run.extra.eta = 1e-6f;
+    nb_state_copy(&block, &init);
+    ck_assert_int_eq(nb_step_run(&block, &run), NB_EXIT_OK);
+
+    nb_state_copy(&contract, &init);
+    step_accel(&contract, &acc);
+    for (size_t i = 0; i < total; ++i) {
+        contract.vx[i] += acc.vx[i] * (0.25f * dt_max);
+        contract.vy[i] += acc.vy[i] * (0.25f * dt_max);
+        contract.vz[i] += acc.vz[i] * (0.25f * dt_max);
+    }
+    run = make_run(0.01, &info);
+    run.dt = 0.5f * dt_max;
+    run.steps = 4;
+    ck_assert_int_eq(nb_step_run(&contract, &run), NB_EXIT_OK);
+    step_accel(&contract, &acc);
+    double worst_v = 0.0, worst_x = 0.0;
+    size_t at = 0;
+    for (size_t i = 0; i < total; ++i) {
+        contract.vx[i] -= acc.vx[i] * (0.25f * dt_max);
+        contract.vy[i] -= acc.vy[i] * (0.25f * dt_max);
+        contract.vz[i] -= acc.vz[i] * (0.25f * dt_max);
+        const double dv = fabs((double)block.vx[i] - contract.vx[i]) + fabs((double)block.vy[i] - contract.vy[i]) +
+                          fabs((double)block.vz[i] - contract.vz[i]);
+        const double dx = fabs((double)block.x[i] - contract.x[i]) + fabs((double)block.y[i] - contract.y[i]) +
+                          fabs((double)block.z[i] - contract.z[i]);
+        if (!(dv <= worst_v)) {
+            worst_v = dv;
+            at = i;
+        }
+        if (!(dx <= worst_x))
+            worst_x = dx;
+    }
+    printf("%s block steps (2 levels, all on level 1) against 4 contract steps of dt/2: worst |dv| %.2e (body %zu), "
+           "|dx| %.2e\n", NB_STEP_NAME, worst_v, at, worst_x);
+    ck_assert_msg(worst_v <= 1e-5, "body %zu: the block steps' velocity is %.3e from the contract's", at, worst_v);
+    ck_assert_msg(worst_x <= 1e-5, "the block steps' positions are %.3e from the contract's", worst_x);
+    nb_state_free(&acc);
+    nb_state_free(&contract);
+    nb_state_free(&block);
+    nb_state_free(&init);
+}
+END_TEST
+
 static const char *names[64];
 static size_t named;
 
@@ -455,6 +558,11 @@ int main(void)
     }
     if (nb_features_parse(NB_STEP_FEATURES) & NB_FEATURE_DETERMINISTIC)
         add(contract, deterministic_is_bit_identical, "--deterministic: validated, bit-identical twice");
+    if (nb_features_parse(NB_STEP_FEATURES) & NB_FEATURE_BLOCK_STEPS) {
+        TCase *blocks = nbt_tcase(suite, "block steps", 120);
+        add(blocks, block_large_eta_is_one_level, "--eta 10: every body on level 0, the bits of one level");
+        add(blocks, block_bookkeeping, "two levels, all on level 1: the contract at dt/2 with the first and last kicks");
+    }
 
     if (!gpu)
         return nbt_run(suite, CK_FORK);

@@ -84,10 +84,10 @@ prepare_base() {
     case $base/ in "$lab"/build/*) scratch=(--scratch) ;; esac
     bash "$lab/grading/handout.sh" "${scratch[@]}" "$base" > "$out/.lab/handout.log" 2>&1 ||
         { cat "$out/.lab/handout.log" >&2; return 1; }
-    # Everything a step's build shares: the library, the grader, each step's main.o; then only the
+    # Everything a step's build shares: the library, the grader, each step's judge and the worker's shim; then only the
     # student's nbody.o compiles in each copy.
     local targets=(build/lib/libnbody.a build/grading/grade build/obj/common/host.o) s
-    for s in "${steps[@]}"; do targets+=("build/obj/${folder_of[$s]}/main.o"); done
+    for s in "${steps[@]}"; do targets+=("build/obj/${folder_of[$s]}/judge.o" "build/obj/${folder_of[$s]}/worker.o"); done
     if command -v nvcc > /dev/null 2>&1; then targets+=(build/obj/common/device.o build/grading/gpu_probe); fi
     make -C "$base" -s --no-print-directory COMMIT="$commit" "${targets[@]}" >> "$out/.lab/handout.log" 2>&1 ||
         { tail -n 20 "$out/.lab/handout.log" >&2; return 1; }

@@ -339,6 +339,7 @@ case_ O11 bad all "block beyond 1024" --block 2000
 case_ O12 bad all "--csv with --steps 0" -n 16 --steps 0
 case_ O13 bad cpu "--theta on a direct-sum step" -n 16 --theta 0.5
 case_ O14 bad cpu "--deterministic on a step that has no other order" -n 16 --deterministic
+case_ O16 bad cpu "--levels on a step with one dt" -n 16 --levels 4
 case_ O15 bad all "a long option without a value, given one" --diagnostics=1
 # ---- snapshot files -------------------------------------------------------------------------
 case_ F0 bad steps "input file missing" -i missing.nbs

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# blocksteps.sh OUT: step13_block_steps against step12_multipole on a Hernquist sphere, on one GPU, in one
+# call (about 6-8 minutes on an H100, most of it drawing the 8 M sphere and the fp64 energies).
+#
+#   check    step13 --levels 1 is step12, bit for bit (the same final snapshot), and validates as step12
+#   faults   the planted faults build, and change the run (PLANT_MISSED_KICK, PLANT_LEVEL_OFF_BY_ONE)
+#   energy   N = BS_ENERGY_N (131072): t = 0..1, step12 over its shared dt, step13 over eta; relative energy
+#            error of the final state against the start (build/tools/diag: fp64, velocities synchronised
+#            with each run's own dt, dt_max for step13)
+#   time     N = 1048576, t = 0..1: step12 over dt, step13 over eta (dt_max 1/16, BS_LEVELS levels)
+#   levels   the level histogram and each level's cost (a -DLEVEL_REPORT build, at 1 M and 8 M)
+#   small    where the small-active-set path pays: SMALL_ACTIVE=0 (always the tree) against a build that
+#            always takes the direct sum for a partial set, per substep's active count
+#   big      N = 8388608: step12 at one dt, step13 at one eta
+#
+# Leaves OUT/blocksteps.csv (the harness's rows, tags bs-*), OUT/blocksteps-energy.csv (diag's rows),
+# OUT/blocksteps-levels.csv (label,level,dt,bodies_pct,substeps,evaluations,direct,ms), OUT/blocksteps.log.
+# The energy of a 1 M run is not measured: the fp64 diagnostics are O(N^2) on the host (minutes each).
+# Timed runs of step13 with more than one level go with --validate off: the judge's checks are the
+# contract's one-dt checks (a block-step check class is the lead's, issue #36); --levels 1 is validated.
+#   BS_PHASES="check faults energy time levels small big"  BS_ENERGY_N=131072  BS_LEVELS=8  COMMIT=...
+set -u -o pipefail
+[ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blocksteps.sh OUT" >&2; exit 2; }
+mkdir -p "$1" || { echo "blocksteps.sh: cannot create $1" >&2; exit 2; }
+out=$(cd "$1" && pwd)
+cd "$(dirname "$0")/../.." || exit 2
+exec > >(tee "$out/blocksteps.log") 2>&1
+deps=()
+[ -d .deps/root ] && deps=(DEPS_ROOT="$PWD/.deps/root")
+[ -n "${COMMIT:-}" ] && deps+=(COMMIT="$COMMIT")
+csv=$out/blocksteps.csv
+ecsv=$out/blocksteps-energy.csv
+lcsv=$out/blocksteps-levels.csv
+cache=build/ref-cache
+s12=build/bin/step12_multipole
+s13=build/bin/step13_block_steps
+snaps=build/blocksteps
+mkdir -p "$cache" "$snaps"
+fails=0
+phases=${BS_PHASES:-check faults energy time levels small big}
+energy_n=${BS_ENERGY_N:-131072}
+levels=${BS_LEVELS:-8}
+eps=0.01
+say() { printf '\n=== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+phase() { case " $phases " in *" $1 "*) say "$2" ;; *) return 1 ;; esac; }
+variant() { echo "build/bs-$1/bin/step13_block_steps"; }
+
+say "build (commit ${COMMIT:-unknown})"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader
+# The variants: label and STEP_DEFS (several flags are one make word).
+labels=(report planted-kick planted-level tree-only direct-only)
+defs=("-DLEVEL_REPORT" "-DPLANT_MISSED_KICK" "-DPLANT_LEVEL_OFF_BY_ONE" "-DLEVEL_REPORT -DSMALL_ACTIVE=0"
+    "-DLEVEL_REPORT -DSMALL_ACTIVE=1073741824")
+make -j8 "${deps[@]}" $s12 $s13 build/tools/diag > build/bs-build-main.log 2>&1 &
+pids=($!)
+names=(main)
+for k in "${!labels[@]}"; do
+    make "${deps[@]}" BUILD="build/bs-${labels[$k]}" BUILD_LABEL="${labels[$k]}" STEP_DEFS="${defs[$k]}" \
+        "$(variant "${labels[$k]}")" > "build/bs-build-${labels[$k]}.log" 2>&1 &
+    pids+=($!)
+    names+=("${labels[$k]}")
+done
+for k in "${!pids[@]}"; do
+    wait "${pids[$k]}" || { echo "blocksteps.sh: build failed: ${names[$k]}"; tail -n 20 "build/bs-build-${names[$k]}.log"; exit 1; }
+done
+grep -h -i 'warning' build/bs-build-*.log | sort -u
+
+# timed LABEL EXE ARGS...: one timed run appending to $csv (tag bs-LABEL), its line printed.
+timed() {
+    local label=$1 exe=$2 line
+    shift 2
+    if line=$("$exe" -q -r 1 --csv "$csv" --tag "bs-$label" --ref-cache "$cache" "$@" 2>&1); then
+        awk -F, -v l="$label" 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i } { last = $0 } END {
+            split(last, f, ","); printf "%-22s N=%-8s steps=%-4s dt=%-9s %9.3f s  %s\n", l, f[c["bodies"]],
+            f[c["steps"]], f[c["dt"]], f[c["kernel_s"]], f[c["config"]] }' "$csv"
+    else
+        echo "FAIL $label $*: $(echo "$line" | tail -n 2 | tr '\n' ' ')"
+        fails=$((fails + 1))
+        return 1
+    fi
+}
+
+# sphere N: the Hernquist sphere of N bodies, drawn once (--dt tiny: its velocities are those drawn, at t = 0).
+sphere() {
+    local f=$snaps/hernquist-$1.nbs
+    [ -s "$f" ] || $s12 -q --model hernquist -n "$1" --steps 0 --validate off --dt 1e-9 --eps $eps -o "$f" >&2 ||
+        { echo "FAIL drawing the Hernquist sphere of $1 bodies" >&2; return 1; }
+    echo "$f"
+}
+
+# levels_rows LABEL LOG: the "levels:" lines of a LEVEL_REPORT run's stderr into $lcsv.
+levels_rows() {
+    [ -s "$lcsv" ] || echo "label,level,dt,bodies_pct,substeps,evaluations,direct,ms" > "$lcsv"
+    grep '^levels: [0-9c]' "$2" | sed "s/^levels: /$1,/" >> "$lcsv"
+    grep '^levels: ' "$2" | sed "s/^levels: /  $1: /"
+}
+
+# For t = 0..1: step12 at dt = 1/k takes k steps; step13 takes 16 steps of dt_max = 1/16.
+dt12s="32 64 128 256 512"
+etas="0.05 0.1 0.2 0.4 0.8"
+
+if phase check "step13 --levels 1 is step12: the same bits after 20 steps, and the same validation"; then
+    f=$(sphere 65536) || exit 1
+    $s12 -q -i "$f" -k 20 --dt 0.005 --validate off -r 1 -o build/bs-12.nbs >/dev/null &&
+        $s13 -q -i "$f" -k 20 --dt 0.005 --validate off -r 1 -o build/bs-13.nbs >/dev/null &&
+        if cmp -s build/bs-12.nbs build/bs-13.nbs; then echo "identical snapshots: step13 --levels 1 = step12"; else
+            echo "FAIL step13 --levels 1 differs from step12"; fails=$((fails + 1)); fi
+    for n in 1 2 31 257 4099 16384; do
+        for mm in "--model plummer --masses equal" "--model hernquist --masses random"; do
+            # shellcheck disable=SC2086
+            if ! line=$($s13 --validate-only --ref-cache "$cache" -n $n -S 3 $mm 2>&1); then
+                echo "FAIL validate -n $n -S 3 $mm: $(echo "$line" | tail -n 2 | tr '\n' ' ')"
+                fails=$((fails + 1))
+            fi
+        done
+    done
+    echo "validation failures so far: $fails"
+fi
+
+if phase faults "planted faults: each run must end elsewhere than the correct step's (N = 65536, 16 steps, 8 levels)"; then
+    f=$(sphere 65536) || exit 1
+    $s13 -q -i "$f" -k 16 --dt 0.0625 --levels "$levels" --eta 0.2 --validate off -r 1 -o build/bs-good.nbs >/dev/null
+    for v in planted-kick planted-level; do
+        "$(variant $v)" -q -i "$f" -k 16 --dt 0.0625 --levels "$levels" --eta 0.2 --validate off -r 1 \
+            -o "build/bs-$v.nbs" >/dev/null || { echo "FAIL $v did not run"; fails=$((fails + 1)); continue; }
+        if cmp -s build/bs-good.nbs "build/bs-$v.nbs"; then echo "FAIL $v: the same state as the correct step"
+            fails=$((fails + 1)); else echo "$v: a different state, as it must"; fi
+    done
+fi
+
+if phase energy "energy: N = $energy_n, t = 0..1, relative energy error against the drawn sphere"; then
+    f=$(sphere "$energy_n") || exit 1
+    rm -f "$ecsv"
+    runs=()
+    for k in $dt12s; do runs+=("s12-dt1/$k $(awk -v k="$k" 'BEGIN { printf "%.10g", 1 / k }') $s12 -k $k"); done
+    for e in $etas; do runs+=("s13-eta$e 0.0625 $s13 -k 16 --levels $levels --eta $e"); done
+    for r in "${runs[@]}"; do
+        read -r label dt exe args <<< "$r"
+        start=$snaps/energy-start-${label//\//_}.nbs final=$snaps/energy-${label//\//_}.nbs
+        # The contract reads the drawn velocities as v(-dt/2): diag synchronises the start with the run's own
+        # dt (written into this copy's header), so each run's error is its integration's, not the start's.
+        $s12 -q -i "$f" --steps 0 --validate off --dt "$dt" --eps $eps -o "$start" ||
+            { echo "FAIL start of $label"; fails=$((fails + 1)); continue; }
+        # shellcheck disable=SC2086
+        timed "energy-$label" "$exe" -i "$start" --validate off -o "$final" --eps $eps --dt "$dt" $args || continue
+        opt=()
+        [ -s "$ecsv" ] && opt=(--no-header)
+        build/tools/diag "${opt[@]}" --label "$label" "$start" "$final" >> "$ecsv" ||
+            { echo "FAIL diag $label"; fails=$((fails + 1)); continue; }
+        awk -F, -v l="$label" '$1 == l { e = $11 } END { printf "  %-14s relative energy error at t = 1: %.3e\n", l, e }' "$ecsv"
+    done
+fi
+
+if phase time "time: N = 1048576, t = 0..1"; then
+    f=$(sphere 1048576) || exit 1
+    for k in 64 128 256; do timed "1M-s12-dt1/$k" $s12 -i "$f" --eps $eps -k "$k" --dt "$(awk -v k="$k" 'BEGIN { printf "%.10g", 1 / k }')" --validate sample; done
+    timed "1M-s13-levels1-dt1/64" $s13 -i "$f" --eps $eps -k 64 --dt 0.015625 --validate sample
+    for e in 0.1 0.2 0.4; do timed "1M-s13-eta$e" $s13 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off; done
+fi
+
+if phase levels "levels: the histogram and each level's cost (LEVEL_REPORT: every substep timed alone)"; then
+    f=$(sphere 1048576) || exit 1
+    for e in 0.1 0.2 0.4; do
+        "$(variant report)" -q -r 1 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off \
+            2> build/bs-levels.log >/dev/null || { echo "FAIL levels eta $e"; fails=$((fails + 1)); continue; }
+        levels_rows "1M-eta$e" build/bs-levels.log
+    done
+fi
+
+if phase small "small active sets: the tree (SMALL_ACTIVE=0) against the direct sum for every partial set, N = 1 M"; then
+    f=$(sphere 1048576) || exit 1
+    for v in tree-only direct-only; do
+        "$(variant $v)" -q -r 1 -i "$f" --eps $eps -k 4 --dt 0.0625 --levels "$levels" --eta 0.2 --validate off \
+            2> build/bs-small.log >/dev/null || { echo "FAIL $v"; fails=$((fails + 1)); continue; }
+        levels_rows "1M-$v" build/bs-small.log
+    done
+    # A substep's cost: tree = build + c * walk, direct = c * N / rate. From the finest level's substeps of each
+    # build (and level 0's walk per body), the active count c* where the two cost the same.
+    awk -F, '$1 == "1M-tree-only" && $2 != "close" && $5 > 0 { t[$2] = $8 / $5; c[$2] = $6 / $5 }
+             $1 == "1M-direct-only" && $2 != "close" && $5 > 0 { d[$2] = $8 / $5 }
+             END { walk = t[0] / c[0]; deep = -1; for (k in c) if (k > 0 && k + 0 > deep && (k in d)) deep = k + 0
+                   if (deep < 0) { print "  no partial substeps measured"; exit }
+                   build = t[deep] - c[deep] * walk; per = d[deep] / c[deep]
+                   printf "  finest level %d: %.0f active, tree %.3f ms, direct %.3f ms a substep; walk %.2e ms a body\n", deep, c[deep], t[deep], d[deep], walk
+                   if (per > walk) printf "  the direct sum pays below about %.0f active bodies (the build, %.3f ms, over %.2e ms a body more)\n", build / (per - walk), build, per - walk
+                   else print "  the direct sum is cheaper per body than the walk here: it pays at every size measured" }' "$lcsv"
+fi
+
+if phase big "big: N = 8388608, t = 0..1 (the sphere is drawn on the host first: a minute or two)"; then
+    f=$(sphere 8388608) || exit 1
+    timed "8M-s12-dt1/128" $s12 -i "$f" --eps $eps -k 128 --dt 0.0078125 --validate sample
+    timed "8M-s13-eta0.2" $s13 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta 0.2 --validate off
+    "$(variant report)" -q -r 1 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta 0.2 --validate off \
+        2> build/bs-levels.log >/dev/null && levels_rows "8M-eta0.2" build/bs-levels.log
+fi
+
+say "done: $fails failures"
+[ "$fails" -eq 0 ]
