@@ -717,6 +717,7 @@ static void fill_result(const harness *h, nb_result *r, const nb_check *c, const
     r->ginteractions_s = r->gflops = -1.0;
     r->acc_rms = c->acc_done ? c->acc_rms : -1.0;
     r->acc_max = c->acc_done ? c->acc_max : -1.0;
+    r->acc_ratio = c->acc_done ? c->acc_ratio : -1.0;
     r->state_pos = c->state_done ? c->pos_max : -1.0;
     r->state_vel = c->state_done ? c->vel_max : -1.0;
     r->timed_change = r->timed_state = -1.0; /* the timed runs' check, filled in where it ran */

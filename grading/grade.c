@@ -175,7 +175,8 @@ static void grade_step(grader *g, outcome *out)
         printf("  %s %s: PASS, %zu check cases%s (%.1f s)\n", s->id, out->name, g->case_count,
                out->timed ? " and the ladder run" : "", out->seconds);
     else
-        printf("  %s %s: FAIL (%.1f s)\n    %s\n", s->id, out->name, out->seconds, out->reason);
+        printf("  %s %s: FAIL (%.1f s)\n    %s\n%s%s%s", s->id, out->name, out->seconds, out->reason,
+               out->cause[0] ? "    likely cause: " : "", out->cause, out->cause[0] ? "\n" : "");
 }
 
 /* ---- main -------------------------------------------------------------------------------- */

@@ -84,6 +84,8 @@ void print_table(const grader *g, const outcome *outs, size_t count)
         printf("%-9s %-9s ", acc, st);
         if (o->v == V_FAIL) {
             printf("%s\n", o->reason);
+            if (o->cause[0])
+                printf("%-4s %-20s %-6s %-5s likely cause: %s\n", "", "", "", "", o->cause);
             if (o->earlier)
                 printf("%-4s %-20s %-6s %-5s (an earlier run, %s: grade it again to see why)\n", "", "", "", "", o->date);
             else
@@ -256,7 +258,7 @@ int write_verdicts(const char *path, const outcome *outs, size_t count)
     if (!f)
         return NB_EXIT_ERROR;
     fprintf(f, "step,name,verdict,reason,failed_case,cases_passed,cases,acc_err,state_err,loop_s,"
-               "ginteractions_s,speedup_base,speedup_prev,log\n");
+               "ginteractions_s,speedup_base,speedup_prev,log,cause\n");
     for (size_t k = 0; k < count; ++k) {
         const outcome *o = &outs[k];
         if (o->earlier)
@@ -279,7 +281,10 @@ int write_verdicts(const char *path, const outcome *outs, size_t count)
                 fprintf(f, ",");
             else
                 fprintf(f, "%.6g,", nums[n]);
-        fprintf(f, "%s\n", o->v == V_SKIP || o->v == V_TODO ? "" : o->log);
+        char cause[600];
+        textf(cause, sizeof cause, "%s", o->cause);
+        clean_cell(cause);
+        fprintf(f, "%s,%s\n", o->v == V_SKIP || o->v == V_TODO ? "" : o->log, cause);
     }
     return close_whole(&r, f, path);
 }
