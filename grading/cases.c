@@ -50,10 +50,11 @@ static void case_name(const check_case *c, char *out, size_t len)
              c->model, c->masses);
 }
 
-/* The cases that `todo` marks (all if NULL), `jobs` at a time, in order of size; with `stop`, the first
+/* The cases that `todo` marks (all `count` if NULL), `jobs` at a time, in order of size; with `stop`, the first
  * failure stops new ones from starting. Each one's result goes to res[index]. */
-static void run_cases(grader *g, outcome *out, const char *logdir, const char *bin, const unsigned char *todo,
-                      int stop, case_result *res, size_t *first_failure, char **fail_row)
+static void run_cases(grader *g, outcome *out, const char *logdir, const char *bin, const check_case *cases,
+                      size_t count, const unsigned char *todo, int stop, case_result *res, size_t *first_failure,
+                      char **fail_row)
 {
     const options *o = &g->o;
     typedef struct slot {
@@ -66,16 +67,16 @@ static void run_cases(grader *g, outcome *out, const char *logdir, const char *b
     size_t next = 0, running = 0;
     const size_t width = (size_t)o->jobs;
     for (;;) {
-        while (todo && next < g->case_count && !todo[next])
+        while (todo && next < count && !todo[next])
             ++next;
-        const int more = next < g->case_count && !(stop && *first_failure != (size_t)-1);
+        const int more = next < count && !(stop && *first_failure != (size_t)-1);
         if (!more && running == 0)
             break;
         if (more && running < width) {
             size_t k = 0;
             while (jobs[k].pid > 0)
                 ++k;
-            const check_case *c = &g->cases[next];
+            const check_case *c = &cases[next];
             slot *sl = &slots[k];
             sl->index = next++;
             char tag[96];
@@ -102,7 +103,7 @@ static void run_cases(grader *g, outcome *out, const char *logdir, const char *b
             break;
         --running;
         slot *sl = &slots[k];
-        const check_case *c = &g->cases[sl->index];
+        const check_case *c = &cases[sl->index];
         char *row = NULL, why[600], name[96];
         const int passed = judge_run(o->timeout, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
                                      why, sizeof why);
@@ -124,37 +125,45 @@ static void run_cases(grader *g, outcome *out, const char *logdir, const char *b
             free(row);
         }
         progress(g->tty, "  %s %s: %s %zu/%zu %-28s %s (%.1f s)", out->s->id, out->name,
-                 todo ? "diagnosis, check" : "check", sl->index + 1, g->case_count, name, passed ? "PASS" : "FAIL",
+                 todo ? "diagnosis, case" : "check", sl->index + 1, count, name, passed ? "PASS" : "FAIL",
                  r.seconds);
     }
 }
 
 /* All cases, the first failure stopping the step; after a mismatch, the diagnostic set's cases not run
- * yet (cause.h), all of them whatever they say, then the likely cause. */
+ * yet (cause.h: within S*N^2 <= FULL_PAIRS_LIMIT, so bounded in time), all of them whatever they say,
+ * then the likely cause. */
 void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
 {
-    case_result *res = (case_result *)calloc(g->case_count ? g->case_count : 1, sizeof(case_result));
-    unsigned char *todo = (unsigned char *)calloc(g->case_count ? g->case_count : 1, 1);
-    if (!res || !todo)
+    const size_t room = g->case_count + 2; /* the cases, and the diagnostic set's extra ones */
+    check_case *cases = (check_case *)calloc(room, sizeof(check_case));
+    case_result *res = (case_result *)calloc(room, sizeof(case_result));
+    unsigned char *todo = (unsigned char *)calloc(room, 1);
+    if (!cases || !res || !todo)
         nb_die(NB_EXIT_ERROR, "out of memory");
+    if (g->case_count)
+        memcpy(cases, g->cases, g->case_count * sizeof(check_case));
     size_t first_failure = (size_t)-1;
     char *fail_row = NULL;
-    run_cases(g, out, logdir, bin, NULL, 1, res, &first_failure, &fail_row);
+    run_cases(g, out, logdir, bin, cases, g->case_count, NULL, 1, res, &first_failure, &fail_row);
     out->cases = g->case_count;
-    if (first_failure != (size_t)-1) {
-        /* The failure's signature needs every N at both S: only a mismatch has one (a crash, an error or a
-         * timeout says why itself, and would only repeat). */
-        size_t more = 0;
+    /* The failure's signature needs every N at both S: only a mismatch has one (a crash, an error or a
+     * timeout says why itself, and would only repeat). */
+    if (first_failure != (size_t)-1 && res[first_failure].mismatch) {
+        const size_t extras = diagnostic_set(cases, g->case_count, FULL_PAIRS_LIMIT, todo, cases + g->case_count);
         for (size_t k = 0; k < g->case_count; ++k)
-            more += todo[k] = !res[k].ran && diagnostic_case(g, k);
-        if (res[first_failure].mismatch) {
-            if (more)
-                run_cases(g, out, logdir, bin, todo, 0, res, &first_failure, &fail_row);
-            name_cause(g, res, out);
-        }
+            todo[k] = todo[k] && !res[k].ran;
+        for (size_t e = 0; e < extras; ++e)
+            todo[g->case_count + e] = 1;
+        run_cases(g, out, logdir, bin, cases, g->case_count + extras, todo, 0, res, &first_failure, &fail_row);
+        out->cases += extras;
+        name_cause(cases, res, g->case_count + extras, out);
+    }
+    if (first_failure != (size_t)-1) {
         out->v = V_FAIL;
         out->row = fail_row;
     }
+    free(cases);
     free(res);
     free(todo);
 }

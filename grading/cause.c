@@ -18,12 +18,31 @@
 #include <string.h>
 #include <unistd.h>
 
-int diagnostic_case(const grader *g, size_t k)
+size_t diagnostic_set(const check_case *cases, size_t count, uint64_t limit, unsigned char *in_set,
+                      check_case *extra)
 {
-    for (size_t j = 0; j < k; ++j)
-        if (g->cases[j].bodies == g->cases[k].bodies && g->cases[j].systems == g->cases[k].systems)
-            return 0;
-    return 1;
+    uint64_t most_systems = 0, power = 1;
+    int have_power = 0;
+    for (size_t k = 0; k < count; ++k)
+        most_systems = cases[k].systems > most_systems ? cases[k].systems : most_systems;
+    while (most_systems && most_systems * (2 * power) * (2 * power) <= limit)
+        power *= 2;
+    for (size_t k = 0; k < count; ++k) {
+        const check_case *c = &cases[k];
+        in_set[k] = c->systems * c->bodies * c->bodies <= limit;
+        for (size_t j = 0; j < k && in_set[k]; ++j)
+            in_set[k] = !(cases[j].bodies == c->bodies && cases[j].systems == c->systems);
+        have_power |= c->bodies == power;
+    }
+    size_t extras = 0;
+    for (size_t k = 0; k < count && !have_power && power > 1 && extras < 2; ++k) {
+        int seen = 0; /* each S of the cases once */
+        for (size_t e = 0; e < extras; ++e)
+            seen |= extra[e].systems == cases[k].systems;
+        if (!seen)
+            extra[extras++] = (check_case){power, cases[k].systems, "plummer", "equal"};
+    }
+    return extras;
 }
 
 void read_case_result(const char *csv_path, const run_result *r, int passed, case_result *out)
@@ -159,7 +178,7 @@ static int tail_pattern(const sizes *z, uint64_t block)
     return passes && fails && b > 1;
 }
 
-void name_cause(const grader *g, const case_result *res, outcome *out)
+void name_cause(const check_case *cases, const case_result *res, size_t count, outcome *out)
 {
     sizes all;
     memset(&all, 0, sizeof all);
@@ -167,9 +186,9 @@ void name_cause(const grader *g, const case_result *res, outcome *out)
     int state_only = 1, factor = 1, factor_big = 0, ratio_is_n = 1, ratio_same = 1, equal_factor = 1, equal_big = 0;
     double first_ratio = -1.0;
     unsigned block = 0;
-    for (size_t k = 0; k < g->case_count; ++k) {
+    for (size_t k = 0; k < count; ++k) {
         const case_result *r = &res[k];
-        const check_case *c = &g->cases[k];
+        const check_case *c = &cases[k];
         if (!r->ran)
             continue;
         block = r->block ? r->block : block;

@@ -7,6 +7,7 @@
 #include "proc.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* What one check case's run said, as far as a cause needs it. */
 typedef struct case_result {
@@ -16,15 +17,18 @@ typedef struct case_result {
     unsigned block;                      /* the row's threads per block (0: a CPU step, or none said) */
 } case_result;
 
-/* 1 if case k is in the diagnostic set, run after a mismatch: for each N and S, the first of its cases
- * (so every N at S = 1 and at S = 3, on cases whose references the grade caches anyway). */
-int diagnostic_case(const grader *g, size_t k);
+/* The diagnostic set, run after a mismatch, within S*N^2 <= limit (bounded in time): for each N and S of
+ * the cases, the first of its cases (in_set[k] for cases[k]); and where the cases have no such N, the
+ * largest power of two P within the limit at the largest S (a multiple of every block size up to P), at
+ * each S, plummer/equal, written to extra (2 at most). Returns how many extra cases. */
+size_t diagnostic_set(const check_case *cases, size_t count, uint64_t limit, unsigned char *in_set,
+                      check_case *extra);
 
 /* Case k's result from its run and the row it wrote (csv_path), once the judge said `passed`. */
 void read_case_result(const char *csv_path, const run_result *r, int passed, case_result *out);
 
-/* out->cause from the results of the check cases (res[k] for g->cases[k]; those not run say ran = 0). */
-void name_cause(const grader *g, const case_result *res, outcome *out);
+/* out->cause from the results of the cases (res[k] for cases[k]; those not run say ran = 0). */
+void name_cause(const check_case *cases, const case_result *res, size_t count, outcome *out);
 
 /* out->cause of a step that failed the race check with different bytes at two thread counts. */
 void cause_race(outcome *out);
