@@ -257,14 +257,14 @@ int main(int argc, char **argv)
     compute_speedups(outs, count, &g.reg);
     print_table(&g, outs, count);
 
-    int any_timed = 0, any_earlier = 0;
+    int any_errors = 0, any_earlier = 0; /* a line with errors (PASS or FAIL), of this run or an earlier one */
     for (size_t k = 0; k < count; ++k)
-        any_timed |= outs[k].timed, any_earlier |= outs[k].earlier;
+        any_errors |= outs[k].v == V_PASS || outs[k].v == V_FAIL, any_earlier |= outs[k].earlier;
     if (any_earlier)
         printf("\nRows marked \"earlier run\" have no result of this run (not graded now, or SKIP or TODO now): they\n"
                "are the latest result of that step in %s, kept so that the speedups compare every\n"
                "step graded so far.\n", path);
-    if (any_timed || fail)
+    if (any_errors)
         printf("\nacc err, state err: of the run whose row results.csv keeps, the ladder run for a PASS and the\n"
                "failing case for a FAIL, so an earlier run's line reads the same: the worst body's relative\n"
                "acceleration error, and the worst position/velocity error after 4 steps (tolerances in\n"
