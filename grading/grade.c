@@ -267,9 +267,10 @@ int main(int argc, char **argv)
     if (any_errors)
         printf("\nacc err, state err: of the run whose row results.csv keeps, the ladder run for a PASS and the\n"
                "failing case for a FAIL, so an earlier run's line reads the same: the worst body's relative\n"
-               "acceleration error, and the worst position/velocity error after 4 steps (tolerances in\n"
-               "common/README.md; verdicts.csv has the worst over every run). loop time: median of %llu repeats;\n"
-               "spread = (max - min) / median. Speedups compare G interactions/s; a step that failed gets none.\n",
+               "acceleration error, and the worst position/velocity error after 4 steps, - where that run did\n"
+               "not measure it (tolerances in common/README.md; verdicts.csv has the worst over every run).\n"
+               "loop time: median of %llu repeats; spread = (max - min) / median. Speedups compare G\n"
+               "interactions/s; a step that failed gets none.\n",
                (unsigned long long)o->repeat);
     printf("\n%zu PASS, %zu FAIL, %zu SKIP, %zu TODO%s in %.0f s\n", pass, fail, skip, todo,
            skip || todo ? " (SKIP: cannot run here; TODO: not written yet; neither fails the grade)" : "",
