@@ -616,6 +616,7 @@ static int record_row(const harness *h, const nb_check *c, const char *pass, con
     r.ginteractions_s = r.gflops = -1.0;
     r.acc_rms = c->acc_done ? c->acc_rms : -1.0;
     r.acc_max = c->acc_done ? c->acc_max : -1.0;
+    r.acc_ratio = c->acc_done ? c->acc_ratio : -1.0;
     r.state_pos = c->state_done ? c->pos_max : -1.0;
     r.state_vel = c->state_done ? c->vel_max : -1.0;
     r.timed_change = timed ? timed->acc_max : -1.0;

@@ -134,6 +134,7 @@ static int format_row(const nb_result *r, line *l_out)
     add_num(&l, r->gflops);
     add_num(&l, r->acc_rms);
     add_num(&l, r->acc_max);
+    add_num(&l, r->acc_ratio);
     add_num(&l, r->state_pos);
     add_num(&l, r->state_vel);
     add_num(&l, r->timed_change);

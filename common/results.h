@@ -14,8 +14,8 @@ extern "C" {
 #define NB_RESULTS_HEADER                                                                          \
     "step,name,build,tag,model,masses,systems,bodies,steps,dt,eps,seed,repeat,"                      \
     "e2e_s,e2e_min_s,e2e_max_s,kernel_s,kernel_min_s,kernel_max_s,ginteractions_s,gflops,"          \
-    "acc_rms,acc_max,state_pos,state_vel,timed_change,timed_state,checked,pass,device,gpus,threads,block,clock_mhz,config," \
-    "region_s,worker,timing,date,commit"
+    "acc_rms,acc_max,acc_ratio,state_pos,state_vel,timed_change,timed_state,checked,pass,device,gpus,threads,block," \
+    "clock_mhz,config,region_s,worker,timing,date,commit"
 
 typedef struct nb_result {
     const char *step, *name, *build, *tag, *model, *masses;
@@ -25,6 +25,7 @@ typedef struct nb_result {
     double kernel_s, kernel_min_s, kernel_max_s; /* the time loop, the judge's clock (`timing` says how) */
     double ginteractions_s, gflops;              /* from kernel_s */
     double acc_rms, acc_max, state_pos, state_vel; /* negative: not measured (empty field) */
+    double acc_ratio;                            /* |a_step| / |a_ref| over the bodies (validate.h); negative: none */
     double timed_change, timed_state;            /* the timed repeats' worst errors against fp64 (validate.h,
                                                     nb_check_timed): velocity change, state; negative: unchecked */
     uint64_t checked;

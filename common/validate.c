@@ -89,7 +89,7 @@ static int compare_vectors(nb_check *c, const vectors *v, const size_t *index, s
         floor_of[s] = rms > 0.0 ? NB_ACC_FLOOR * rms : 1.0;
     }
 
-    double sum2 = 0.0;
+    double sum2 = 0.0, got2 = 0.0, want2 = 0.0;
     c->acc_max = 0.0;
     c->order_max = 0.0;
     for (size_t k = 0; k < count; ++k) {
@@ -107,6 +107,8 @@ static int compare_vectors(nb_check *c, const vectors *v, const size_t *index, s
         }
         const double err = miss / scale;
         sum2 += err * err;
+        got2 += got[0] * got[0] + got[1] * got[1] + got[2] * got[2];
+        want2 += want[0] * want[0] + want[1] * want[1] + want[2] * want[2];
         if (worse(err, c->acc_max) || k == 0) {
             c->acc_max = err;
             c->acc_worst = i;
@@ -129,6 +131,7 @@ static int compare_vectors(nb_check *c, const vectors *v, const size_t *index, s
         }
     }
     c->acc_rms = count ? sqrt(sum2 / (double)count) : 0.0;
+    c->acc_ratio = want2 > 0.0 ? sqrt(got2 / want2) : -1.0; /* no force at all (N = 1): no ratio */
     c->compared = count;
     if (c->theta > 0.0) {
         nb_check_tree_limits(c, c->theta);

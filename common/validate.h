@@ -46,6 +46,7 @@ typedef struct nb_check {
     double tol_state;           /* NB_TOL_STATE (or the tree class's) */
     double theta;               /* > 0: held to the tree class's limits at this opening angle */
     double acc_rms, acc_max;
+    double acc_ratio;           /* sqrt(sum |got|^2 / sum |want|^2): a factor on every body shows as |acc_ratio - 1| = acc_max */
     size_t acc_worst;
     double acc_got[3], acc_want[3];
     double order_max;           /* |(x1 - x0) - v1| beyond fp32 rounding, over the same denominator */

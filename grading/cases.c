@@ -1,8 +1,10 @@
 /* cases.c: the correctness cases (grading/README.md, "What it checks"): which cases, run `--jobs` at a
- * time against the fp64 reference, the first failure stopping the step; and the results row written
+ * time against the fp64 reference, the first failure stopping the step; after a mismatch the rest of
+ * the diagnostic set, so that cause.c can read the failure's signature; and the results row written
  * for a run that left none. */
 #define _GNU_SOURCE /* strdup */
 #include "cases.h"
+#include "cause.h"
 #include "grade.h"
 #include "verdict.h"
 #include "proc.h"
@@ -48,8 +50,11 @@ static void case_name(const check_case *c, char *out, size_t len)
              c->model, c->masses);
 }
 
-/* All cases, `jobs` at a time, in order of size; the first failure stops new ones from starting. */
-void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
+/* The cases that `todo` marks (all `count` if NULL), `jobs` at a time, in order of size; with `stop`, the first
+ * failure stops new ones from starting. Each one's result goes to res[index]. */
+static void run_cases(grader *g, outcome *out, const char *logdir, const char *bin, const check_case *cases,
+                      size_t count, const unsigned char *todo, int stop, case_result *res, size_t *first_failure,
+                      char **fail_row)
 {
     const options *o = &g->o;
     typedef struct slot {
@@ -59,15 +64,19 @@ void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
     job jobs[MAX_JOBS];
     slot slots[MAX_JOBS];
     memset(jobs, 0, sizeof jobs);
-    size_t next = 0, running = 0, first_failure = (size_t)-1;
+    size_t next = 0, running = 0;
     const size_t width = (size_t)o->jobs;
-    char *fail_row = NULL;
-    while ((next < g->case_count && first_failure == (size_t)-1) || running > 0) {
-        while (running < width && next < g->case_count && first_failure == (size_t)-1) {
+    for (;;) {
+        while (todo && next < count && !todo[next])
+            ++next;
+        const int more = next < count && !(stop && *first_failure != (size_t)-1);
+        if (!more && running == 0)
+            break;
+        if (more && running < width) {
             size_t k = 0;
             while (jobs[k].pid > 0)
                 ++k;
-            const check_case *c = &g->cases[next];
+            const check_case *c = &cases[next];
             slot *sl = &slots[k];
             sl->index = next++;
             char tag[96];
@@ -86,6 +95,7 @@ void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
             if (spawn(argv, sl->log, &jobs[k]) != NB_EXIT_OK)
                 nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
             ++running;
+            continue;
         }
         run_result r;
         const int k = reap(jobs, width, o->timeout, &r);
@@ -93,32 +103,67 @@ void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
             break;
         --running;
         slot *sl = &slots[k];
-        const check_case *c = &g->cases[sl->index];
+        const check_case *c = &cases[sl->index];
         char *row = NULL, why[600], name[96];
         const int passed = verdict_of_run(o->timeout, &r, sl->csv, sl->log, &row, &out->worst_acc, &out->worst_state,
                                      why, sizeof why);
+        read_case_result(sl->csv, &r, passed, &res[sl->index]);
         case_name(c, name, sizeof name);
         if (row && g->checks)
             fprintf(g->checks, "%s\n", row);
         if (passed) {
             ++out->cases_passed;
             free(row);
-        } else if (sl->index < first_failure) { /* the smallest failing case explains best */
-            first_failure = sl->index;
+        } else if (sl->index < *first_failure) { /* the smallest failing case explains best */
+            *first_failure = sl->index;
             textf(out->failed_case, sizeof out->failed_case, "%s", name);
             textf(out->reason, sizeof out->reason, "%s: %s", name, why);
             textf(out->log, sizeof out->log, "%s", sl->log);
-            free(fail_row);
-            fail_row = row ? row : synthetic_row(out->s->id, out->name, c);
+            free(*fail_row);
+            *fail_row = row ? row : synthetic_row(out->s->id, out->name, c);
         } else {
             free(row);
         }
-        progress(g->tty, "  %s %s: check %zu/%zu %-28s %s (%.1f s)", out->s->id, out->name, sl->index + 1,
-                 g->case_count, name, passed ? "PASS" : "FAIL", r.seconds);
+        progress(g->tty, "  %s %s: %s %zu/%zu %-28s %s (%.1f s)", out->s->id, out->name,
+                 todo ? "diagnosis, case" : "check", sl->index + 1, count, name, passed ? "PASS" : "FAIL",
+                 r.seconds);
     }
+}
+
+/* All cases, the first failure stopping the step; after a mismatch, the diagnostic set's cases not run
+ * yet (cause.h: within S*N^2 <= FULL_PAIRS_LIMIT, so bounded in time), all of them whatever they say,
+ * then the likely cause. */
+void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
+{
+    const size_t room = g->case_count + 2; /* the cases, and the diagnostic set's extra ones */
+    check_case *cases = (check_case *)calloc(room, sizeof(check_case));
+    case_result *res = (case_result *)calloc(room, sizeof(case_result));
+    unsigned char *todo = (unsigned char *)calloc(room, 1);
+    if (!cases || !res || !todo)
+        nb_die(NB_EXIT_ERROR, "out of memory");
+    if (g->case_count)
+        memcpy(cases, g->cases, g->case_count * sizeof(check_case));
+    size_t first_failure = (size_t)-1;
+    char *fail_row = NULL;
+    run_cases(g, out, logdir, bin, cases, g->case_count, NULL, 1, res, &first_failure, &fail_row);
     out->cases = g->case_count;
+    /* The failure's signature needs every N at both S: only a mismatch has one (a crash, an error or a
+     * timeout says why itself, and would only repeat). */
+    if (first_failure != (size_t)-1 && res[first_failure].mismatch) {
+        const size_t extras = diagnostic_set(cases, g->case_count, FULL_PAIRS_LIMIT, todo, cases + g->case_count);
+        for (size_t k = 0; k < g->case_count; ++k)
+            todo[k] = todo[k] && !res[k].ran;
+        for (size_t e = 0; e < extras; ++e)
+            todo[g->case_count + e] = 1;
+        run_cases(g, out, logdir, bin, cases, g->case_count + extras, todo, 0, res, &first_failure, &fail_row);
+        out->cases += extras;
+        name_cause(cases, res, g->case_count + extras, out);
+    }
     if (first_failure != (size_t)-1) {
         out->v = V_FAIL;
         out->row = fail_row;
     }
+    free(cases);
+    free(res);
+    free(todo);
 }

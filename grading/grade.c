@@ -177,7 +177,8 @@ static void grade_step(grader *g, outcome *out)
         printf("  %s %s: PASS, %zu check cases%s (%.1f s)\n", s->id, out->name, g->case_count,
                out->timed ? " and the ladder run" : "", out->seconds);
     else
-        printf("  %s %s: FAIL (%.1f s)\n    %s\n", s->id, out->name, out->seconds, out->reason);
+        printf("  %s %s: FAIL (%.1f s)\n    %s\n%s%s%s", s->id, out->name, out->seconds, out->reason,
+               out->cause[0] ? "    likely cause: " : "", out->cause, out->cause[0] ? "\n" : "");
 }
 
 /* ---- main -------------------------------------------------------------------------------- */
@@ -275,19 +276,24 @@ int main(int argc, char **argv)
     compute_speedups(outs, count, &g.reg);
     print_table(&g, outs, count);
 
-    int any_timed = 0, any_earlier = 0;
+    int any_errors = 0, any_earlier = 0; /* a line with errors (PASS or FAIL), of this run or an earlier one */
     for (size_t k = 0; k < count; ++k)
-        any_timed |= outs[k].timed, any_earlier |= outs[k].earlier;
+        any_errors |= outs[k].v == V_PASS || outs[k].v == V_FAIL, any_earlier |= outs[k].earlier;
     if (any_earlier)
-        printf("\nRows marked \"earlier run\" were not graded now: they are the latest result of that step in %s,\n"
-               "kept so that the speedups compare every step graded so far.\n", path);
-    if (any_timed)
-        printf("\nacc err: worst acceleration error, state err: worst position/velocity error after 4 steps, over\n"
-               "every run (tolerances in common/README.md). loop time: median of %llu repeats; spread = (max - min)\n"
-               "/ median. Speedups compare G interactions/s; a step that failed gets none.\n",
+        printf("\nRows marked \"earlier run\" have no result of this run (not graded now, or SKIP or TODO now): they\n"
+               "are the latest result of that step in %s, kept so that the speedups compare every\n"
+               "step graded so far.\n", path);
+    if (any_errors)
+        printf("\nacc err, state err: of the run whose row results.csv keeps, the ladder run for a PASS and the\n"
+               "failing case for a FAIL, so an earlier run's line reads the same: the worst body's relative\n"
+               "acceleration error, and the worst position/velocity error after 4 steps, - where that run did\n"
+               "not measure it (tolerances in common/README.md; verdicts.csv has the worst over every run).\n"
+               "loop time: median of %llu repeats; spread = (max - min) / median. Speedups compare G\n"
+               "interactions/s; a step that failed gets none.\n",
                (unsigned long long)o->repeat);
     printf("\n%zu PASS, %zu FAIL, %zu SKIP, %zu TODO%s in %.0f s\n", pass, fail, skip, todo,
-           skip || todo ? " (skips and TODOs, steps not written yet, do not fail the grade)" : "", nb_now() - t0);
+           skip || todo ? " (SKIP: cannot run here; TODO: not written yet; neither fails the grade)" : "",
+           nb_now() - t0);
 
     char checks[4400];
     textf(checks, sizeof checks, "%s/checks.csv", o->out);

@@ -23,6 +23,7 @@ typedef struct outcome {
     verdict v;
     char reason[600];       /* why FAIL or SKIP */
     char failed_case[128];
+    char cause[600];        /* FAIL: its likely cause, "key: why" (cause.c); "" where none was sought */
     char log[4300];         /* the log to read for details */
     size_t cases, cases_passed;
     double worst_acc, worst_state; /* -1: not measured */

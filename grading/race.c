@@ -6,6 +6,7 @@
  * as many as the cores; a step without a race writes the same bytes both times (every body's sum is one
  * thread's, in one order), a racy one does not. */
 #include "race.h"
+#include "cause.h"
 #include "grade.h"
 #include "proc.h"
 #include "rows.h"
@@ -116,6 +117,7 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
               "than 1 (N=1000 S=3, 4 steps: %s and %s differ); a variable all threads write, e.g. an accumulator "
               "declared outside the parallel loop?", many, one, lots);
         textf(out->log, sizeof out->log, "%s", logn);
+        cause_race(out);
         out->row = synthetic_row(out->s->id, out->name, &race_case);
         return;
     }

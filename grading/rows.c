@@ -67,7 +67,7 @@ char *synthetic_row(const char *step, const char *name_text, const check_case *c
     r.systems = c ? c->systems : 0;
     r.bodies = c ? c->bodies : 0;
     r.e2e_s = r.e2e_min_s = r.e2e_max_s = r.kernel_s = r.kernel_min_s = r.kernel_max_s = -1.0;
-    r.ginteractions_s = r.gflops = r.acc_rms = r.acc_max = r.state_pos = r.state_vel = -1.0;
+    r.ginteractions_s = r.gflops = r.acc_rms = r.acc_max = r.acc_ratio = r.state_pos = r.state_vel = -1.0;
     r.timed_change = r.timed_state = r.dt = r.eps = r.clock_mhz = r.region_s = -1.0;
     r.pass = "FAIL";
     r.date = nb_utc_now(date, sizeof date);

@@ -67,6 +67,46 @@ controls=(
     "unchanged|$tree_step||the copy machinery itself changes nothing"
 )
 
+# ---- The likely cause (issue #35, grading/cause.c) --------------------------------------------------
+# Each signature is justified by a planted fault that produces it: the grader must FAIL it and name the
+# cause in verdicts.csv's column cause (its key, before the colon). Faults of the list above that show a
+# signature, then faults of their own for the signatures no fault above shows.
+# step-name | the cause's key
+causes=(
+    "$cpu_step-partial-tile|tail"
+    "$cpu_step-system-offset|system-offset"
+    "$cpu_step-drift-before-kick|kick-drift-or-dt"
+    "$cpu_step-mass-ignored|constant-factor"
+    "$cpu_step-mass-of-i|masses"
+    "$cpu_step-wrong-sign|none"
+    "$cpu_step-cause-g-doubled|constant-factor"
+    "$cpu_step-cause-drift-without-dt|kick-drift-or-dt"
+    "$omp_step-shared-sums|race"
+    "$gpu_step-partial-tile|tail"
+    "$gpu_step-system-offset|system-offset"
+    "$gpu_step-drift-before-kick|kick-drift-or-dt"
+    "$gpu_step-mass-ignored|constant-factor"
+    "$gpu_step-cause-g-doubled|constant-factor"
+    "$gpu_step-cause-one-tile|tile-loop"
+)
+faults+=(
+    "cause-g-doubled|$cpu_step|every force twice as strong (G = 2): a constant factor|s/= m\[j\] \* inv \* inv \* inv/= 2.0f * m[j] * inv * inv * inv/"
+    "cause-drift-without-dt|$cpu_step|the drift ignores dt (x += v): the state wrong, the accelerations right|s/s->\([xyz]\)\[i\] += s->v\([xyz]\)\[i\] \* run->dt;/s->\1[i] += s->v\2[i];/"
+    "cause-g-doubled|$gpu_step|every force twice as strong (G = 2): a constant factor|s/const float f = pj\.w \* inv/const float f = 2.0f * pj.w * inv/"
+    "cause-one-tile|$gpu_step|every tile loads the first tile's bodies: right while N fits one block|s/const int j = t \* blockDim\.x + threadIdx\.x;/const int j = threadIdx.x;/"
+)
+# wrong_cause STEP NAME DIR: what is wrong with the cause a FAIL named (nothing when right or not listed).
+wrong_cause() {
+    local key=$1-$2 entry want got
+    for entry in "${causes[@]}"; do
+        [ "${entry%%|*}" = "$key" ] && want=${entry#*|}
+    done
+    [ -n "${want:-}" ] || return 0
+    got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "cause") c = i } NR == 2 && c { print $c }' \
+        "$3/grade/verdicts.csv" 2>/dev/null)
+    [[ $got == "$want:"* ]] || echo "the cause should be $want, the grader said: ${got:-nothing}"
+}
+
 gpus=$("$GRADER" --out "$root" --probe "$GPU_PROBE" --count-gpus 2>/dev/null) || gpus=0
 have_nvcc=0
 command -v "$NVCC" >/dev/null 2>&1 && have_nvcc=1
@@ -189,6 +229,8 @@ run_case() {
     if [ "$got" = FAIL ]; then
         local wrong
         wrong=$(how_it_failed "$name" "$dir" "$why")
+        [ -z "$wrong" ] || { got=BROKEN; why=$wrong; }
+        wrong=$(wrong_cause "$id" "$name" "$dir")
         [ -z "$wrong" ] || { got=BROKEN; why=$wrong; }
     fi
     [ "$got" = PASS ] && why=$(awk -F, 'NR == 2 { printf "%s of %s cases passed", $6, $7 }' "$dir/grade/verdicts.csv")

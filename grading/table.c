@@ -64,6 +64,37 @@ void compute_speedups(outcome *outs, size_t count, const registry *reg)
     }
 }
 
+/* A number from a row of ours (NB_RESULTS_HEADER's columns, joined by commas): -1 if empty or absent. */
+static double row_num(const char *row, const char *column)
+{
+    const char *h = NB_RESULTS_HEADER;
+    const size_t len = strlen(column);
+    size_t index = 0;
+    while (!(strncmp(h, column, len) == 0 && (h[len] == ',' || h[len] == '\0'))) {
+        h = strchr(h, ',');
+        if (!h)
+            return -1.0;
+        ++h, ++index;
+    }
+    for (; row && index > 0; --index)
+        row = strchr(row, ',') ? strchr(row, ',') + 1 : NULL;
+    if (!row || *row == ',' || !*row)
+        return -1.0;
+    char *end;
+    const double v = strtod(row, &end);
+    return end == row ? -1.0 : v;
+}
+
+/* The errors the table shows: those of the step's row in results.csv (the ladder run's for a PASS, the
+ * failing case's for a FAIL), so that a step graded now and the same row shown later as an earlier run
+ * read the same; -1 without a row (not timed). */
+static void row_errors(const outcome *o, double *acc, double *state)
+{
+    *acc = row_num(o->row, "acc_max");
+    const double pos = row_num(o->row, "state_pos"), vel = row_num(o->row, "state_vel");
+    *state = isnan(pos) || isnan(vel) ? NAN : fmax(pos, vel);
+}
+
 void print_table(const grader *g, const outcome *outs, size_t count)
 {
     const char *base_id = g->reg.steps[0].id;
@@ -79,11 +110,15 @@ void print_table(const grader *g, const outcome *outs, size_t count)
             continue;
         }
         char acc[32], st[32];
-        format_err(o->worst_acc, acc, sizeof acc);
-        format_err(o->worst_state, st, sizeof st);
+        double acc_err, state_err;
+        row_errors(o, &acc_err, &state_err);
+        format_err(acc_err, acc, sizeof acc);
+        format_err(state_err, st, sizeof st);
         printf("%-9s %-9s ", acc, st);
         if (o->v == V_FAIL) {
             printf("%s\n", o->reason);
+            if (o->cause[0])
+                printf("%-4s %-20s %-6s %-5s likely cause: %s\n", "", "", "", "", o->cause);
             if (o->earlier)
                 printf("%-4s %-20s %-6s %-5s (an earlier run, %s: grade it again to see why)\n", "", "", "", "", o->date);
             else
@@ -111,14 +146,15 @@ void print_table(const grader *g, const outcome *outs, size_t count)
     }
 }
 
-/* The rows of an earlier results.csv (this grader's, in `csv_path`) for the steps not graded now: each
- * step's latest result stays in the table, the ladder and results.csv, marked with its date, so that a
- * student grading one step at a time sees every step so far. Appends them to *outs, sorts all in
- * registry order; returns the new count. */
+/* The rows of an earlier results.csv (this grader's, in `csv_path`) for the steps without a result now
+ * (not graded, or SKIP or TODO: neither is a result, and neither erases one): each step's latest result
+ * stays in the table, the ladder and results.csv, marked with its date, so that a student grading one step
+ * at a time sees every step so far. Appends them to *outs, sorts all in registry order (a step's line of
+ * this run before its earlier one); returns the new count. */
 static int by_registry(const void *a, const void *b)
 {
     const outcome *x = (const outcome *)a, *y = (const outcome *)b;
-    return (x->s > y->s) - (x->s < y->s);
+    return x->s != y->s ? (x->s > y->s) - (x->s < y->s) : x->earlier - y->earlier;
 }
 
 size_t add_earlier(const grader *g, const char *csv_path, outcome **outs, size_t count)
@@ -137,11 +173,11 @@ size_t add_earlier(const grader *g, const char *csv_path, outcome **outs, size_t
         for (size_t k = 0; k < g->reg.count; ++k)
             if (!strcmp(g->reg.steps[k].id, nb_csv_get(&c, r, "step")))
                 s = &g->reg.steps[k];
-        if (!s || s->selected)
-            continue; /* graded now: this run's result replaces it */
-        int seen = 0;
+        if (!s)
+            continue;
+        int seen = 0; /* a result of this run (PASS or FAIL: it has a row) replaces it, as does a row already kept */
         for (size_t k = 0; k < count; ++k)
-            seen |= (*outs)[k].s == s;
+            seen |= (*outs)[k].s == s && (*outs)[k].row;
         if (seen)
             continue;
         outcome *more = (outcome *)realloc(*outs, (count + 1) * sizeof(outcome));
@@ -256,7 +292,7 @@ int write_verdicts(const char *path, const outcome *outs, size_t count)
     if (!f)
         return NB_EXIT_ERROR;
     fprintf(f, "step,name,verdict,reason,failed_case,cases_passed,cases,acc_err,state_err,loop_s,"
-               "ginteractions_s,speedup_base,speedup_prev,log\n");
+               "ginteractions_s,speedup_base,speedup_prev,log,cause\n");
     for (size_t k = 0; k < count; ++k) {
         const outcome *o = &outs[k];
         if (o->earlier)
@@ -279,7 +315,10 @@ int write_verdicts(const char *path, const outcome *outs, size_t count)
                 fprintf(f, ",");
             else
                 fprintf(f, "%.6g,", nums[n]);
-        fprintf(f, "%s\n", o->v == V_SKIP || o->v == V_TODO ? "" : o->log);
+        char cause[600];
+        textf(cause, sizeof cause, "%s", o->cause);
+        clean_cell(cause);
+        fprintf(f, "%s,%s\n", o->v == V_SKIP || o->v == V_TODO ? "" : o->log, cause);
     }
     return close_whole(&r, f, path);
 }

@@ -24,12 +24,13 @@ typedef enum fault {
     NAN_BODY,          /* one body's acceleration is NaN */
     DRIFT_FIRST,       /* drift, then kick */
     ONE_BODY_OFF,      /* one body's acceleration 1 % too large: the worst body must be that one */
+    G_DOUBLED,         /* every force twice as strong: acc_ratio must read the factor */
     FAULTS
 } fault;
 
 static const char *const fault_name[FAULTS] = {"correct", "last tile dropped", "wrong sign", "mass ignored",
                                                "m_i for m_j", "system offset", "NaN in one body",
-                                               "drift before kick", "one body 1 % off"};
+                                               "drift before kick", "one body 1 % off", "G doubled"};
 
 enum { TILE = 256 };
 static fault planted;
@@ -60,7 +61,7 @@ static int faulty_step(void *ctx, nb_state *s, const nb_run *run)
                 const float d2 = dx * dx + dy * dy + dz * dz + run->eps2;
                 const float inv = 1.0f / sqrtf(d2);
                 const float m = planted == MASS_IGNORED ? 1.0f : planted == MASS_OF_I ? s->m[i] : s->m[j];
-                const float f = sign * m * inv * inv * inv;
+                const float f = (planted == G_DOUBLED ? 2.0f : 1.0f) * sign * m * inv * inv * inv;
                 a[0] += dx * f;
                 a[1] += dy * f;
                 a[2] += dz * f;
@@ -152,6 +153,7 @@ START_TEST(correct_step_passes)
     ck_assert_msg(c->order_max == 0.0 && c->pos_max * 20 <= NB_TOL_STATE && c->vel_max * 20 <= NB_TOL_STATE, "%s",
                   o.printed);
     ck_assert(c->compared == 3000 && c->acc_done && c->state_done && !c->nonfinite);
+    ck_assert_msg(fabs(c->acc_ratio - 1.0) < 1e-5, "acc_ratio %.9g of a correct force", c->acc_ratio);
     ck_assert(strstr(o.printed, "FAIL") == NULL);
 }
 END_TEST
@@ -184,6 +186,14 @@ START_TEST(planted_fault_fails)
         ck_assert_msg(c->acc_worst == planted_body, "worst body %zu, the fault is in %zu", c->acc_worst, planted_body);
         ck_assert_msg(fabs(c->acc_max - 0.01) < 1e-4, "the worst error is %.3g, planted 0.01", c->acc_max);
         ck_assert_msg(strstr(o.printed, "worst acceleration: body 123 of system 1") != NULL, "%s", o.printed);
+        /* One body off is no factor on every body: the worst error is not |acc_ratio - 1|. */
+        ck_assert_msg(fabs(c->acc_max - fabs(c->acc_ratio - 1.0)) > 0.5 * c->acc_max, "acc_ratio %.6g, max %.3g",
+                      c->acc_ratio, c->acc_max);
+        break;
+    case G_DOUBLED:
+        /* A factor on every body: acc_ratio reads it, and every body's error is |factor - 1|. */
+        ck_assert_msg(fabs(c->acc_ratio - 2.0) < 1e-5 && fabs(c->acc_max - 1.0) < 1e-5, "acc_ratio %.6g, max %.6g",
+                      c->acc_ratio, c->acc_max);
         break;
     default:
         /* A wrong force: off by orders of magnitude in the accelerations, and in the velocities
@@ -194,6 +204,9 @@ START_TEST(planted_fault_fails)
         ck_assert_msg(strstr(o.printed, "worst acceleration: body ") != NULL, "%s", o.printed);
         break;
     }
+    if (f == WRONG_SIGN) /* a factor of -1: |a_step| / |a_ref| = 1, every body off by 2 (a factor 3 reads 3) */
+        ck_assert_msg(fabs(c->acc_ratio - 1.0) < 1e-5 && fabs(c->acc_max - 2.0) < 1e-5, "acc_ratio %.6g, max %.6g",
+                      c->acc_ratio, c->acc_max);
 }
 END_TEST
 

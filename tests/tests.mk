@@ -7,7 +7,7 @@
 # is the verdict. GPU suites report SKIP where there is no GPU, and are not built without nvcc.
 # TEST_STEPS="00 03" restricts the step suites; logs and TAP files go to $(BUILD)/tests/log.
 
-TEST_UNITS := rng init snapshot cli validate physics agreement
+TEST_UNITS := rng init snapshot cli validate physics agreement cause
 TEST_STEPS ?= $(STEP_IDS)
 TEST_DIR := $(BUILD)/tests
 TEST_OBJ := $(BUILD)/obj/tests
@@ -60,6 +60,11 @@ $(TEST_OBJ)/%.o: tests/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-check $(BUILD
 	$(CC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
 $(TEST_DIR)/bin/check_%: $(TEST_OBJ)/check_%.o $(TEST_OBJ)/testlib.o $(LIBNBODY)
+	@mkdir -p $(@D)
+	$(CC) -fopenmp $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+# The grader's likely cause (grading/cause.c), with the grader's parts it stands on (before the library).
+$(TEST_DIR)/bin/check_cause: $(TEST_OBJ)/check_cause.o $(TEST_OBJ)/testlib.o $(BUILD)/obj/grading/cause.o \
+                             $(BUILD)/obj/grading/rows.o $(BUILD)/obj/grading/text.o $(LIBNBODY)
 	@mkdir -p $(@D)
 	$(CC) -fopenmp $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 

@@ -256,7 +256,7 @@ static int craft_results(const char *path, long long bytes)
     r.commit = "none";
     r.systems = r.bodies = r.steps = r.repeat = 1;
     r.e2e_s = r.e2e_min_s = r.e2e_max_s = r.kernel_s = r.kernel_min_s = r.kernel_max_s = -1.0;
-    r.ginteractions_s = r.gflops = r.acc_rms = r.acc_max = r.state_pos = r.state_vel = -1.0;
+    r.ginteractions_s = r.gflops = r.acc_rms = r.acc_max = r.acc_ratio = r.state_pos = r.state_vel = -1.0;
     unlink(path);
     if (nb_results_append(path, &r) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
