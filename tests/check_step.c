@@ -454,7 +454,7 @@ static void step_accel(const nb_state *s, nb_state *acc)
 {
     nb_run_info info;
     nb_run run = make_run(0.01, &info);
-    ck_assert_int_eq(nb_trial_accel(nb_step_run, &run, s, acc), NB_EXIT_OK);
+    ck_assert_int_eq(nb_trial_accel(step_direct, NULL, &run, s, acc), NB_EXIT_OK);
 }
 
 START_TEST(block_bookkeeping)

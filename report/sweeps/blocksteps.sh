@@ -69,7 +69,7 @@ grep -h -i 'warning' build/bs-build-*.log | sort -u
 timed() {
     local label=$1 exe=$2 line
     shift 2
-    if line=$("$exe" -q -r 1 --csv "$csv" --tag "bs-$label" --ref-cache "$cache" "$@" 2>&1); then
+    if line=$("$exe" -q -r 1 --csv "$csv" --tag "bs-${label//\//_}" --ref-cache "$cache" "$@" 2>&1); then
         awk -F, -v l="$label" 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i } { last = $0 } END {
             split(last, f, ","); printf "%-22s N=%-8s steps=%-4s dt=%-9s %9.3f s  %s\n", l, f[c["bodies"]],
             f[c["steps"]], f[c["dt"]], f[c["kernel_s"]], f[c["config"]] }' "$csv"
