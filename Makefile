@@ -124,6 +124,10 @@ compile_main = $(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -DNB_ST
   -DNB_STEP_SUMMARY='"$(or $(SUMMARY_$(1)),$(call summary_of,$(1)))"' -DNB_STEP_CHECK='"$(or $(call check_of,$(1)),exact)"' \
   -DNB_BUILD_LABEL='"$(3)"' -c $< -o $@
 
+# The compile line of GPU step $(1), but for -c and -o (make regs and make profile compile with it too).
+nvcc_step = $(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) $(if $(STEP_FLAGS),$(filter-out none,$(STEP_FLAGS)),$(call flags_of,$(1))) $(STEP_DEFS) \
+  $(if $(call launch_of,$(1)),$(call mpi_for_nvcc,$(MPI_CFLAGS)))
+
 # $(1) id, $(2) folder, $(3) lang
 define STEP_RULES
 $(BUILD)/obj/$(2)/main.o: common/main.c $(BUILD)/gen/version.h steps.list | $(BUILD)/.deps-zlib
@@ -141,7 +145,7 @@ $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/o
 else
 $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.list $(BUILD)/gen/version.h $(if $(call launch_of,$(1)),| $(BUILD)/.deps-mpi)
 	@mkdir -p $$(@D)
-	$$(NVCC) $$(LAB_NVCCFLAGS) $$(NVCCFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) $(if $(call launch_of,$(1)),$$(call mpi_for_nvcc,$$(MPI_CFLAGS))) -c $$< -o $$@
+	$$(call nvcc_step,$(1)) -c $$< -o $$@
 
 $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/device.o $(if $(call launch_of,$(1)),$(MPI_OBJ)) $(LIBNBODY)
 	@mkdir -p $$(@D)
@@ -202,3 +206,4 @@ help:                                                ## list every target
 -include report/report.mk
 -include tests/hardening.mk
 -include grading/handout.mk
+-include report/tools/tools.mk
