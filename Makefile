@@ -74,27 +74,37 @@ BIN = $(BUILD)/bin/$(call folder_of,$(1))
 CPU_BINS := $(foreach s,$(CPU_IDS),$(call BIN,$(s)))
 GPU_BINS := $(foreach s,$(GPU_IDS),$(call BIN,$(s)))
 
-# ---- version stamp: rewritten only when the commit changes --------------------------------
+# ---- version stamp: the toolchain in a header, the commit in one small object ------------------
 # COMMIT may come from outside (a copy of the tree without .git, as on the lent GPU machines).
 ifndef COMMIT
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 endif
-# It also names the compilers and flags: changing CC or CFLAGS rebuilds what depends on it (every object).
+# version.h names the compilers and flags: changing CC or CFLAGS rebuilds what depends on it (every
+# object). It only declares the commit: an edit anywhere makes the tree -dirty, and that must not
+# recompile common/; the commit itself is $(BUILD)/gen/commit.c, one object in libnbody.a, relinked.
 TOOLCHAIN = $(shell $(CC) --version 2>/dev/null | head -n1) | $(CFLAGS) | $(shell $(NVCC) --version 2>/dev/null | tail -n1) | $(NVCCFLAGS)
 $(BUILD)/gen/version.h: FORCE
 	@mkdir -p $(@D)
-	@printf '#define NB_COMMIT "%s"\n#define NB_VERSION "1.0"\n/* built with: %s */\n' '$(COMMIT)' '$(subst ','',$(subst */,,$(TOOLCHAIN)))' > $@.tmp
+	@printf 'extern const char nb_commit[];\n#define NB_COMMIT nb_commit\n#define NB_VERSION "1.0"\n/* built with: %s */\n' '$(subst ','',$(subst */,,$(TOOLCHAIN)))' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/gen/commit.c: FORCE
+	@mkdir -p $(@D)
+	@printf '/* written by make: the commit of this build (NB_COMMIT, version.h) */\nconst char nb_commit[] = "%s";\n' '$(subst ',,$(subst ",,$(subst \,,$(COMMIT))))' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
 # ---- common/: libnbody.a, and the two platforms --------------------------------------------
 COMMON_SRC := cli.c comm_single.c features.c init.c progress.c reference.c replace.c results.c rng.c sha256.c sink.c snapshot.c state.c timing.c util.c validate.c variant.c
-COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/common/%.o)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/common/%.o) $(BUILD)/obj/common/commit.o
 LIBNBODY := $(BUILD)/lib/libnbody.a
 
 $(BUILD)/obj/common/%.o: common/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/common/commit.o: $(BUILD)/gen/commit.c $(BUILD)/gen/version.h
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -c $< -o $@
 
 $(LIBNBODY): $(COMMON_OBJ)
 	@mkdir -p $(@D)
