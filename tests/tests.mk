@@ -164,9 +164,12 @@ test-answers:  ## the instructors' worked answers that are code or a CPU build s
 # test-answers (tests/answers.sh) is the instructors' and not in a handout.
 TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-floors \
   $(if $(wildcard tests/answers.sh),test-answers)
-test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
-	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
-	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
+# Its last line is the verdict, "N passed, N failed, N skipped" (tests/all.sh); the compilers' command
+# lines show with V=1 only.
+V ?=
+test:  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks; V=1 shows the compilers' lines
+	@$(TEST_ENV) bash tests/all.sh $(TEST_DIR) '$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s)' '$(strip $(TEST_EXTRA))' -- \
+	  $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
 
 check: test  ## the same as make test
 
