@@ -138,6 +138,13 @@ compile_main = $(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -DNB_ST
 nvcc_step = $(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) $(if $(STEP_FLAGS),$(filter-out none,$(STEP_FLAGS)),$(call flags_of,$(1))) $(STEP_DEFS) \
   $(if $(call launch_of,$(1)),$(call mpi_for_nvcc,$(MPI_CFLAGS)))
 
+# A step source saved while it compiles (an editor, during make test) gives an object of the old or a
+# half-written file that is newer than the source, so make would keep it: its time is noted before the
+# compile, compared after; changed, the object is removed and make stops (run it again).
+source_time = stat -c %y $(1) > $(2).srctime
+source_unchanged = test "$$(stat -c %y $(1))" = "$$(cat $(2).srctime 2>/dev/null)" && rm -f $(2).srctime || \
+  { rm -f $(2) $(2).srctime; echo "$(1) changed while it compiled: its object is removed; run make again" >&2; exit 1; }
+
 # $(1) id, $(2) folder, $(3) lang
 define STEP_RULES
 $(BUILD)/obj/$(2)/main.o: common/main.c $(BUILD)/gen/version.h steps.list | $(BUILD)/.deps-zlib
@@ -146,16 +153,18 @@ $(BUILD)/obj/$(2)/main.o: common/main.c $(BUILD)/gen/version.h steps.list | $(BU
 
 ifeq ($(3),c)
 $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.c steps.list $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
-	@mkdir -p $$(@D)
+	@mkdir -p $$(@D) && $$(call source_time,$$<,$$@)
 	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) -MMD -MP -c $$< -o $$@
+	@$$(call source_unchanged,$$<,$$@)
 
 $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/host.o $(LIBNBODY)
 	@mkdir -p $$(@D)
 	$$(CC) -fopenmp $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 else
 $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.list $(BUILD)/gen/version.h $(if $(call launch_of,$(1)),| $(BUILD)/.deps-mpi)
-	@mkdir -p $$(@D)
+	@mkdir -p $$(@D) && $$(call source_time,$$<,$$@)
 	$$(call nvcc_step,$(1)) -c $$< -o $$@
+	@$$(call source_unchanged,$$<,$$@)
 
 $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/nbody.o $(BUILD)/obj/$(2)/main.o $(BUILD)/obj/common/device.o $(if $(call launch_of,$(1)),$(MPI_OBJ)) $(LIBNBODY)
 	@mkdir -p $$(@D)
