@@ -216,7 +216,8 @@ clean:                                               ## remove build/ (recorded 
 
 help:                                                ## list every target
 	@echo "The N-body optimisation ladder. Targets:"
-	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z0-9_-]+):.*## (.*)$$/  make \1\t\2/' | expand -t 24
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | $(if $(IS_HANDOUT),grep -vE '## \[(instructors|lab)\]' |) \
+	  sed -E 's/^([a-zA-Z0-9_-]+):.*## (.*)$$/  make \1\t\2/' | expand -t 24
 	@echo "  make stepNN             build one step (e.g. make step03)"
 	@echo "Variables: STEP=NN STEPS=\"00 01 05\" CUDA_ARCH=$(CUDA_ARCH) CC=$(CC) NVCC=$(NVCC) BUILD=$(BUILD)"
 
@@ -226,3 +227,15 @@ help:                                                ## list every target
 -include tests/hardening.mk
 -include grading/handout.mk
 -include report/tools/tools.mk
+
+# ---- the instructors' targets ----------------------------------------------------------------
+# A target whose help text opens with "## [instructors]" is theirs alone (the planted faults edit their
+# solutions, the answers' check reads their answers), one with "## [lab]" works in the lab only (make
+# handout makes the copy from it): in a handout (it has .handout) make help leaves them out, make test
+# does not run them, and asking for one stops with one line.
+IS_HANDOUT := $(wildcard .handout)
+INSTRUCTORS_TARGETS := $(shell sed -nE 's/^([a-zA-Z0-9_-]+):.*\#\# \[(instructors|lab)\].*/\1/p' $(MAKEFILE_LIST))
+HANDOUT_REFUSES := $(if $(IS_HANDOUT),$(INSTRUCTORS_TARGETS))
+ifneq ($(filter $(HANDOUT_REFUSES),$(MAKECMDGOALS)),)
+$(error make $(firstword $(filter $(HANDOUT_REFUSES),$(MAKECMDGOALS))): the instructors' or the lab's target, not for a handout (make help lists what works here))
+endif
