@@ -32,3 +32,9 @@ TOOLS_GPU_BINS = $(foreach s,$(STEP) $(TOOLS_FROM),$(if $(filter cu,$(call lang_
 profile: $(if $(and $(HAVE_NVCC),$(HAVE_NCU)),$(TOOLS_GPU_BINS))  ## Nsight Compute's figures of a GPU step's kernels (ncu and a GPU), beside the one it grows from: make profile STEP=04
 	@NCU='$(NCU)' PROFILE_STEPS='$(PROFILE_STEPS)' COMMIT='$(COMMIT)' bash report/tools/profile.sh '$(PROFILE_OUT)' $(BUILD)/bin '$(or $(GRADE_N),65536)' \
 	  $(call profile_words,$(STEP)) $(if $(TOOLS_FROM),$(call profile_words,$(TOOLS_FROM)))
+
+# What regs.sh and profile.sh read back from ptxas's and ncu's output, checked with stand-ins for nvcc,
+# ncu and nvidia-smi (no GPU needed): part of make test.
+.PHONY: test-tools
+test-tools:  ## make regs's and make profile's readers on ptxas's and ncu's output forms (tests/tools-check.sh)
+	@bash tests/tools-check.sh $(BUILD)/tools-check
