@@ -47,7 +47,7 @@ ptxas_table() {
     # The short name: the demangled one without its parameters and template arguments, and for a
     # library's kernel (cub's) its namespace and its last name only.
     paste <(cut -f1 "$out/$f.raw") <(cut -f1 "$out/$f.raw" | demangle | sed -E \
-        -e 's/^void //' -e ':a; s/<[^<>]*>/<>/; ta' -e 's/\(.*$//' -e 's/<>/<...>/g' \
+        -e 's/^void //' -e ':a; s/<[^<>]*>/@targs@/; ta' -e 's/\(.*$//' -e 's/@targs@/<...>/g' \
         -e 's/^([A-Za-z_]+)::.*::([^:]+)$/\1::\2/') <(cut -f2- "$out/$f.raw") > "$out/$f.tsv"
     rm -f "$out/$f.raw"
 }
