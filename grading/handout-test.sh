@@ -439,17 +439,20 @@ else
     else
         fail "walk-through: $s00 and $s01 written, make test: exit $rc: ${summary:-}$(grep -E '^ +[a-z0-9_]+ +FAIL|^FAIL|Error' "$walk/test-0001.log" | head -n 3)"
     fi
-    # A step that does not compile: make test's last line counts the failure, and its exit status says so
-    # (one unit suite and that step's, no extra checks: the verdict is what is checked here).
+    # A step that does not compile: make test's verdict counts the failure, and its exit status says so
+    # (one unit suite and that step's, no extra checks: the verdict is what is checked here). The verdict
+    # is the last line of standard output: on a failure make itself then adds its "*** [test] Error 1"
+    # on standard error.
     cp "$tree/$s00/nbody.c" "$walk/nbody00.c"
     sed -i '0,/^#include/s//this is not C;\n&/' "$tree/$s00/nbody.c"
-    student_make -C "$tree" test TEST_UNITS=rng TEST_STEPS="${s00:4:2}" TEST_EXTRA= > "$walk/test-broken.log" 2>&1
+    student_make -C "$tree" test TEST_UNITS=rng TEST_STEPS="${s00:4:2}" TEST_EXTRA= > "$walk/test-broken.log" 2> "$walk/test-broken.err"
     rc=$?
     summary=$(tail -n 1 "$walk/test-broken.log")
-    if [ $rc -ne 0 ] && [[ $summary =~ $verdict_re ]] && [[ $summary =~ \ [1-9][0-9]*\ failed ]]; then
+    if [ $rc -ne 0 ] && [[ $summary =~ $verdict_re ]] && [[ $summary =~ \ [1-9][0-9]*\ failed ]] &&
+        grep -q 'error' "$walk/test-broken.err"; then
         pass "walk-through: $s00 that does not compile: make test exits $rc, its last line '$summary'"
     else
-        fail "walk-through: $s00 that does not compile: make test exit $rc, last line '$summary'"
+        fail "walk-through: $s00 that does not compile: make test exit $rc, last line of its output '$summary'; stderr: $(tail -n 2 "$walk/test-broken.err")"
     fi
     cp "$walk/nbody00.c" "$tree/$s00/nbody.c"
 
