@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# all.sh: make test, whose last line is its verdict (CI reads it): "N passed, N failed, N skipped".
+# all.sh: make test, whose last line of standard output is its verdict (CI reads it): "N passed, N failed,
+# N skipped" (on a failure make then adds its own "Error" line, on standard error).
 #
 #   tests/all.sh DIR 'MAKE' 'EXTRA TARGETS' -- RUN_SH_ARGS...
 #
