@@ -76,28 +76,38 @@ BIN = $(BUILD)/bin/$(call folder_of,$(1))
 CPU_BINS := $(foreach s,$(CPU_IDS),$(call BIN,$(s)))
 GPU_BINS := $(foreach s,$(GPU_IDS),$(call BIN,$(s)))
 
-# ---- version stamp: rewritten only when the commit changes --------------------------------
+# ---- version stamp: the toolchain in a header, the commit in one small object ------------------
 # COMMIT may come from outside (a copy of the tree without .git, as on the lent GPU machines).
 ifndef COMMIT
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
 endif
-# It also names the compilers and flags: changing CC or CFLAGS rebuilds what depends on it (every object).
+# version.h names the compilers and flags: changing CC or CFLAGS rebuilds what depends on it (every
+# object). It only declares the commit: an edit anywhere makes the tree -dirty, and that must not
+# recompile common/; the commit itself is $(BUILD)/gen/commit.c, one object in libnbody.a, relinked.
 TOOLCHAIN = $(shell $(CC) --version 2>/dev/null | head -n1) | $(CFLAGS) | $(shell $(NVCC) --version 2>/dev/null | tail -n1) | $(NVCCFLAGS)
 $(BUILD)/gen/version.h: FORCE
 	@mkdir -p $(@D)
-	@printf '#define NB_COMMIT "%s"\n#define NB_VERSION "1.0"\n/* built with: %s */\n' '$(COMMIT)' '$(subst ','',$(subst */,,$(TOOLCHAIN)))' > $@.tmp
+	@printf 'extern const char nb_commit[];\n#define NB_COMMIT nb_commit\n#define NB_VERSION "1.0"\n/* built with: %s */\n' '$(subst ','',$(subst */,,$(TOOLCHAIN)))' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/gen/commit.c: FORCE
+	@mkdir -p $(@D)
+	@printf '/* written by make: the commit of this build (NB_COMMIT, version.h) */\nconst char nb_commit[] = "%s";\n' '$(subst ',,$(subst ",,$(subst \,,$(COMMIT))))' > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
 # ---- common/: libnbody.a, and the two platforms --------------------------------------------
 COMMON_SRC := cli.c comm_single.c features.c float_range.c init.c progress.c protocol.c refcache.c reference.c replace.c \
   results.c rng.c sha256.c sink.c snapshot.c state.c timing.c util.c validate.c variant.c worker_call.c
-COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/common/%.o)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/common/%.o) $(BUILD)/obj/common/commit.o
 LIBNBODY := $(BUILD)/lib/libnbody.a
 
 $(BUILD)/obj/common/%.o: common/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/common/commit.o: $(BUILD)/gen/commit.c $(BUILD)/gen/version.h
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -c $< -o $@
 
 $(LIBNBODY): $(COMMON_OBJ)
 	@mkdir -p $(@D)
@@ -137,6 +147,17 @@ compile_worker = $(CC) $(LAB_CFLAGS) $(CFLAGS) -MMD -MP -DNB_STEP_NAME='"$(2)"' 
 worker_objs = $(BUILD)/obj/$(2)/worker.o $(if $(filter cu,$(3)),$(BUILD)/obj/common/device.o $(if $(call launch_of,$(1)),$(MPI_OBJ)),$(BUILD)/obj/common/host.o) $(LIBNBODY)
 link_judge = $(CC) -fopenmp $(LDFLAGS) -o $@ $(filter-out %-worker,$^) $(LDLIBS)
 
+# The compile line of GPU step $(1), but for -c and -o (make regs and make profile compile with it too).
+nvcc_step = $(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) $(if $(STEP_FLAGS),$(filter-out none,$(STEP_FLAGS)),$(call flags_of,$(1))) $(STEP_DEFS) \
+  $(if $(call launch_of,$(1)),$(call mpi_for_nvcc,$(MPI_CFLAGS)))
+
+# A step source saved while it compiles (an editor, during make test) gives an object of the old or a
+# half-written file that is newer than the source, so make would keep it: its time is noted before the
+# compile, compared after; changed, the object is removed and make stops (run it again).
+source_time = stat -c %y $(1) > $(2).srctime
+source_unchanged = test "$$(stat -c %y $(1))" = "$$(cat $(2).srctime 2>/dev/null)" && rm -f $(2).srctime || \
+  { rm -f $(2) $(2).srctime; echo "$(1) changed while it compiled: its object is removed; run make again" >&2; exit 1; }
+
 # $(1) id, $(2) folder, $(3) lang
 define STEP_RULES
 $(BUILD)/obj/$(2)/judge.o: common/judge.c $(BUILD)/gen/version.h steps.list | $(BUILD)/.deps-zlib
@@ -153,16 +174,18 @@ $(BUILD)/bin/$(2): $(BUILD)/obj/$(2)/judge.o $(LIBNBODY) $(BUILD)/bin/$(2)-worke
 
 ifeq ($(3),c)
 $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.c steps.list $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
-	@mkdir -p $$(@D)
+	@mkdir -p $$(@D) && $$(call source_time,$$<,$$@)
 	$$(CC) $$(LAB_CFLAGS) $$(CFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) -MMD -MP -c $$< -o $$@
+	@$$(call source_unchanged,$$<,$$@)
 
 $(BUILD)/bin/$(2)-worker: $(BUILD)/obj/$(2)/nbody.o $(call worker_objs,$(1),$(2),$(3))
 	@mkdir -p $$(@D)
 	$$(CC) -fopenmp $$(LDFLAGS) -o $$@ $$^ $$(LDLIBS)
 else
 $(BUILD)/obj/$(2)/nbody.o: $(2)/nbody.cu common/nbody.h common/device.h steps.list $(BUILD)/gen/version.h $(if $(call launch_of,$(1)),| $(BUILD)/.deps-mpi)
-	@mkdir -p $$(@D)
-	$$(NVCC) $$(LAB_NVCCFLAGS) $$(NVCCFLAGS) $$(if $$(STEP_FLAGS),$$(filter-out none,$$(STEP_FLAGS)),$(call flags_of,$(1))) $$(STEP_DEFS) $(if $(call launch_of,$(1)),$$(call mpi_for_nvcc,$$(MPI_CFLAGS))) -c $$< -o $$@
+	@mkdir -p $$(@D) && $$(call source_time,$$<,$$@)
+	$$(call nvcc_step,$(1)) -c $$< -o $$@
+	@$$(call source_unchanged,$$<,$$@)
 
 $(BUILD)/bin/$(2)-worker: $(BUILD)/obj/$(2)/nbody.o $(call worker_objs,$(1),$(2),$(3))
 	@mkdir -p $$(@D)
@@ -214,7 +237,8 @@ clean:                                               ## remove build/ (recorded 
 
 help:                                                ## list every target
 	@echo "The N-body optimisation ladder. Targets:"
-	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z0-9_-]+):.*## (.*)$$/  make \1\t\2/' | expand -t 24
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | $(if $(IS_HANDOUT),grep -vE '## \[(instructors|lab)\]' |) \
+	  sed -E 's/^([a-zA-Z0-9_-]+):.*## (.*)$$/  make \1\t\2/' | expand -t 24
 	@echo "  make stepNN             build one step (e.g. make step03)"
 	@echo "Variables: STEP=NN STEPS=\"00 01 05\" CUDA_ARCH=$(CUDA_ARCH) CC=$(CC) NVCC=$(NVCC) BUILD=$(BUILD)"
 
@@ -225,3 +249,16 @@ help:                                                ## list every target
 -include tests/hardening.mk
 -include grading/handout.mk
 -include grading/class/class.mk
+-include report/tools/tools.mk
+
+# ---- the instructors' targets ----------------------------------------------------------------
+# A target whose help text opens with "## [instructors]" is theirs alone (the planted faults edit their
+# solutions, the answers' check reads their answers), one with "## [lab]" works in the lab only (make
+# handout makes the copy from it): in a handout (it has .handout) make help leaves them out, make test
+# does not run them, and asking for one stops with one line.
+IS_HANDOUT := $(wildcard .handout)
+INSTRUCTORS_TARGETS := $(shell sed -nE 's/^([a-zA-Z0-9_-]+):.*\#\# \[(instructors|lab)\].*/\1/p' $(MAKEFILE_LIST))
+HANDOUT_REFUSES := $(if $(IS_HANDOUT),$(INSTRUCTORS_TARGETS))
+ifneq ($(filter $(HANDOUT_REFUSES),$(MAKECMDGOALS)),)
+$(error make $(firstword $(filter $(HANDOUT_REFUSES),$(MAKECMDGOALS))): the instructors' or the lab's target, not for a handout (make help lists what works here))
+endif

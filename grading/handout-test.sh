@@ -12,7 +12,9 @@
 #      steps holds a solution (grading/answers-check.sh); `make test` there green as it is; steps 00 and
 #      01 written (the solutions dropped in), `make test` green and `make grade STEP=00`, then STEP=01,
 #      PASS with both in the table and results.csv; a syntax error in step02 is a FAIL naming the
-#      compiler's error (where nvcc is); a data race planted in step01 is a FAIL.
+#      compiler's error (where nvcc is); a data race planted in step01 is a FAIL. make test's last line
+#      is its verdict (N passed, N failed, N skipped), a step that does not compile counted in it; make
+#      help lists no instructors' target and refuses one; make regs works there (where nvcc is).
 # Prints one line per check and exits 1 if any failed, 2 on bad usage.
 set -u -o pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -410,10 +412,13 @@ s00=${cpu_folders[0]:-} s01=${cpu_folders[1]:-}
 gpu_folder=$(registry_where lang cu folder | head -n 1)
 
 # A fresh copy: make test is green, each step not written yet a TODO.
+# make test's verdict is its last line, alone, in one form (CI reads it): N passed, N failed, N skipped.
+verdict_re='^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'
 student_make -C "$tree" -j"$jobs" test > "$walk/test-fresh.log" 2>&1
 rc=$?
-summary=$(grep -E '^(PASS|FAIL).*suites passed' "$walk/test-fresh.log" | tail -n 1)
-if [ $rc -eq 0 ] && [[ $summary == PASS* ]] && grep -qE "^ +$s00 +TODO " "$walk/test-fresh.log"; then
+summary=$(tail -n 1 "$walk/test-fresh.log")
+if [ $rc -eq 0 ] && [[ $summary =~ $verdict_re ]] && [[ $summary == *" 0 failed"* ]] &&
+    grep -qE "^ +$s00 +TODO " "$walk/test-fresh.log"; then
     pass "walk-through: make test on a fresh copy is green: $summary"
 else
     fail "walk-through: make test on a fresh copy: exit $rc: ${summary:-}$(grep -E '^ +[a-z0-9_]+ +FAIL|^FAIL|Error' "$walk/test-fresh.log" | head -n 3)"
@@ -426,13 +431,31 @@ else
     for f in "$s00" "$s01"; do solution_of "$here/$f/nbody.c" > "$tree/$f/nbody.c"; done
     student_make -C "$tree" -j"$jobs" test > "$walk/test-0001.log" 2>&1
     rc=$?
-    summary=$(grep -E '^(PASS|FAIL).*suites passed' "$walk/test-0001.log" | tail -n 1)
-    if [ $rc -eq 0 ] && grep -qE "^ +$s00 +PASS " "$walk/test-0001.log" && grep -qE "^ +$s01 +PASS " "$walk/test-0001.log" &&
+    summary=$(tail -n 1 "$walk/test-0001.log")
+    if [ $rc -eq 0 ] && [[ $summary =~ $verdict_re ]] && [[ $summary == *" 0 failed"* ]] &&
+        grep -qE "^ +$s00 +PASS " "$walk/test-0001.log" && grep -qE "^ +$s01 +PASS " "$walk/test-0001.log" &&
         grep -qE "^ +agreement +PASS " "$walk/test-0001.log"; then
         pass "walk-through: $s00 and $s01 written, make test is green, their suites PASS: $summary"
     else
         fail "walk-through: $s00 and $s01 written, make test: exit $rc: ${summary:-}$(grep -E '^ +[a-z0-9_]+ +FAIL|^FAIL|Error' "$walk/test-0001.log" | head -n 3)"
     fi
+    # A step that does not compile: make test's verdict counts the failure, and its exit status says so
+    # (one unit suite and that step's, no extra checks: the verdict is what is checked here). The verdict
+    # is the last line of standard output: on a failure make itself then adds its "*** [test] Error 1"
+    # on standard error.
+    cp "$tree/$s00/nbody.c" "$walk/nbody00.c"
+    sed -i '0,/^#include/s//this is not C;\n&/' "$tree/$s00/nbody.c"
+    student_make -C "$tree" test TEST_UNITS=rng TEST_STEPS="${s00:4:2}" TEST_EXTRA= > "$walk/test-broken.log" 2> "$walk/test-broken.err"
+    rc=$?
+    summary=$(tail -n 1 "$walk/test-broken.log")
+    if [ $rc -ne 0 ] && [[ $summary =~ $verdict_re ]] && [[ $summary =~ \ [1-9][0-9]*\ failed ]] &&
+        grep -q 'error' "$walk/test-broken.err"; then
+        pass "walk-through: $s00 that does not compile: make test exits $rc, its last line '$summary'"
+    else
+        fail "walk-through: $s00 that does not compile: make test exit $rc, last line of its output '$summary'; stderr: $(tail -n 2 "$walk/test-broken.err")"
+    fi
+    cp "$walk/nbody00.c" "$tree/$s00/nbody.c"
+
     # Climbing: grade 00, then 01 alone; the table and results.csv keep 00; 01's old logs are gone.
     student_make -C "$tree" grade STEP="${s00:4:2}" "${gsize[@]}" > "$walk/grade-00.log" 2>&1
     rc0=$?
@@ -469,6 +492,45 @@ else
         fi
     fi
     cp "$walk/nbody01.c" "$tree/$s01/nbody.c"
+fi
+
+# The handout's make help lists what works there: no target tagged [instructors] or [lab], and the
+# student's tools; such a target, asked for, stops with one line.
+help=$(student_make -C "$tree" help 2>&1)
+tagged=$(grep -hoE '^[a-zA-Z0-9_-]+:.*## \[(instructors|lab)\]' "$here"/Makefile "$here"/*/*.mk "$here"/*/*/*.mk 2> /dev/null | cut -d: -f1 | sort -u)
+listed=$(for t in $tagged; do grep -qE "^  make $t " <<< "$help" && echo "$t"; done)
+if [ -z "$tagged" ]; then
+    fail "handout: no make target is tagged [instructors] in the lab (the check would prove nothing)"
+elif [ -n "$listed" ]; then
+    fail "handout: make help lists the instructors' targets: $(echo $listed)"
+elif ! grep -qE '^  make regs ' <<< "$help" || ! grep -qE '^  make profile ' <<< "$help"; then
+    fail "handout: make help does not list make regs and make profile"
+else
+    pass "handout: make help lists regs and profile, and none of the $(echo "$tagged" | wc -l) tagged targets ($(echo $tagged))"
+fi
+first=$(echo "$tagged" | head -n 1)
+if [ -n "$first" ]; then
+    err=$(student_make -C "$tree" "$first" 2>&1)
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ]; then
+        pass "handout: make $first refused: ${err#*\*\*\* }"
+    else
+        fail "handout: make $first: exit $rc, not 2 with one line: $err"
+    fi
+fi
+
+# make regs in the handout, where nvcc is: the first GPU step's kernels (its stub compiles).
+if [ -n "$gpu_folder" ] && command -v "${NVCC:-nvcc}" > /dev/null; then
+    out=$(student_make -C "$tree" regs STEP="${gpu_folder:4:2}" 2>&1)
+    rc=$?
+    rows=$(grep -cE '^  [A-Za-z_][^ ]* +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+' <<< "$out")
+    if [ $rc -eq 0 ] && [ "$rows" -gt 0 ]; then
+        pass "walk-through: make regs STEP=${gpu_folder:4:2} in the handout: $rows kernels ($(grep -m 1 -E '^  [A-Za-z_][^ ]* +[0-9]+' <<< "$out" | tr -s ' '))"
+    else
+        fail "walk-through: make regs STEP=${gpu_folder:4:2} in the handout: exit $rc: $(tail -n 2 <<< "$out")"
+    fi
+else
+    echo "SKIP walk-through: make regs in the handout: no nvcc here"
 fi
 
 # A syntax error in a GPU step, where nvcc is (a GPU or not): a FAIL with the compiler's error.

@@ -5,9 +5,9 @@
 DEST ?=
 
 .PHONY: handout test-handout
-handout:                                             ## write your copy, solutions stripped, outside the lab: make handout DEST=../nbody-lab
+handout:                                             ## [lab] write your copy, solutions stripped, outside the lab: make handout DEST=../nbody-lab
 	@test -n '$(DEST)' || { echo "usage: make handout DEST=../nbody-lab  (a new folder outside the lab, where you keep your copy)"; exit 2; }
 	@bash grading/handout.sh '$(DEST)'
 
-test-handout:                                        ## check the handout: it builds, stripped steps say TODO, filled in they pass
+test-handout:                                        ## [instructors] check the handout: it builds, stripped steps say TODO, filled in they pass
 	@bash grading/handout-test.sh $(BUILD)/handout-test

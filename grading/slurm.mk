@@ -4,7 +4,7 @@
 # make grade's own Slurm route is grading/slurm-grade.sh, called from grading/grading.mk.
 
 .PHONY: test-slurm
-test-slurm: $(GRADER)  ## bring up a one-node Slurm (root; apt-get slurm-wlm munge), grade through it, tear it down
+test-slurm: $(GRADER)  ## [instructors] bring up a one-node Slurm (root; apt-get slurm-wlm munge), grade through it, tear it down
 	@bash tests/slurm/test-slurm.sh '$(BUILD)'
 
 # grade-class's Slurm runner; its local runner and the per-student grade are grading/class/ (instructors only).

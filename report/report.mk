@@ -36,7 +36,7 @@ report: $(REPORT_TOOLS)                              ## measure every sweep here
 figures: $(BUILD)/.deps-gnuplot                       ## draw the figures and tables from the recorded CSVs (no GPU)
 	@bash report/plots/figures.sh
 
-cpu-peer:                                            ## step01 side by side with report/tools/peer-soa.c here: build/cpu-peer/cpu-peer.csv
+cpu-peer:                                            ## [instructors] step01 side by side with report/tools/peer-soa.c here: build/cpu-peer/cpu-peer.csv
 	@MAKEFLAGS= MAKELEVEL= BUILD='$(BUILD)' bash report/sweeps/cpu-peer.sh '$(CPU_PEER_OUT)'
 
 report-tables:                                       ## rewrite only the tables in report/REPORT.md and README.md

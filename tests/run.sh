@@ -6,6 +6,7 @@
 # --fail/--skip/--todo report a suite that was not run (a missing source, no nvcc, a step not written
 # yet: its stub's TODO line, which is counted and is not a failure). --require-run: fail if
 # no suite ran at all (make test-gpu on a machine without a GPU). Exit status 0 only if none failed.
+# NB_TEST_COUNTS=FILE: the suites' counts are written there too (tests/all.sh adds them up).
 set -u
 require_run=0
 if [ "${1:-}" = --require-run ]; then
@@ -107,4 +108,6 @@ todo=""
 [ "$suites_todo" -gt 0 ] && todo=", $suites_todo TODO (steps not written yet)"
 echo "$verdict: $suites_pass suites passed, $suites_fail failed, $suites_skip skipped$todo" \
     "($tests_pass tests passed, $tests_fail failed, $tests_skip skipped) in $seconds s"
+# make test's last line adds these up (tests/all.sh): suites passed, failed, skipped, TODO.
+[ -z "${NB_TEST_COUNTS:-}" ] || echo "$suites_pass $suites_fail $suites_skip $suites_todo" > "$NB_TEST_COUNTS"
 case $verdict in PASS) exit 0 ;; *) exit 1 ;; esac

@@ -170,17 +170,21 @@ test-floors:  ## the grader's includes stand on floors (grading/floors.sh), and 
 	@echo "PASS floors: common/ includes nothing of grading/"
 
 .PHONY: test-answers
-test-answers:  ## the instructors' worked answers that are code or a CPU build still hold (tests/answers.sh)
+test-answers:  ## [instructors] the instructors' worked answers that are code or a CPU build still hold (tests/answers.sh)
 	@test -f tests/answers.sh || { echo "make test-answers: the instructors' check (tests/answers.sh) is not in this copy"; exit 2; }
 	@bash tests/answers.sh $(BUILD)/answers
 
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
 # test-answers (tests/answers.sh) is the instructors' and not in a handout.
-TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-floors \
+TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-floors test-tools \
   $(if $(wildcard tests/answers.sh),test-answers)
-test: test-build  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the handout and bad-input checks
-	@$(TEST_ENV) bash tests/run.sh $(TEST_DIR) $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
-	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA))
+# Its last line is the verdict, "N passed, N failed, N skipped" (tests/all.sh); the compilers' command
+# lines show with V=1 only.
+V ?=
+test:  ## Check suites (units, CPU steps, GPU steps: SKIP without a GPU), then the bad-input and other checks; the last line is the verdict; V=1 shows the compilers' lines
+	@$(TEST_ENV) bash tests/all.sh $(TEST_DIR) '$(MAKE) --no-print-directory $(if $(filter 1,$(V)),,-s)' \
+	  '$(strip $(filter-out $(HANDOUT_REFUSES),$(TEST_EXTRA)))' -- \
+	  $(TEST_UNIT_PROGS) $(TEST_STEP_ARGS)
 
 check: test  ## the same as make test
 

@@ -11,9 +11,9 @@ class_env = $(foreach v,$(CLASS_VARS),$(if $(filter command line environment,$(o
 
 .PHONY: grade-class test-class
 ifneq ($(CLASS_RUNNER),slurm) # the Slurm runner's grade-class is grading/slurm.mk's
-grade-class:  ## grade a class: SUBMISSIONS=DIR (a folder per student) OUT=DIR [CLASS_STEPS="00 01"] [PSEUDONYMS=1] [CLASS_JOBS=1] [CLASS_RUNNER=slurm]
+grade-class:  ## [instructors] grade a class: SUBMISSIONS=DIR (a folder per student) OUT=DIR [CLASS_STEPS="00 01"] [PSEUDONYMS=1] [CLASS_JOBS=1] [CLASS_RUNNER=slurm]
 	@$(class_env) bash grading/class/grade-class.sh '$(SUBMISSIONS)' '$(OUT)'
 endif
 
-test-class:   ## grade-class on 5 synthetic submissions of steps 00 and 01; every output checked, the page in chromium
+test-class:   ## [instructors] grade-class on 5 synthetic submissions of steps 00 and 01; every output checked, the page in chromium
 	@bash grading/class/test-class.sh '$(BUILD)/class-test'

@@ -292,7 +292,11 @@ case_() {
     local who
     case $where in */*) who=${where} ;; grader) who=grading/grade ;; *) who="<step>" ;; esac
     [ -z "$wrap" ] || who="$wrap; $who"
-    printf '%-4s %-6s %-42s %s\n' "$id" "${outcome%% *}" "$what" "${outcome#ok}${message:+ | $message}"
+    # One screen line a case: a message longer than 150 characters (W16's 3000-character path) is shortened
+    # on the terminal as in the table; cases.tsv keeps it whole.
+    local said=$message
+    [ ${#said} -le 150 ] || said="${said:0:100} ... ${said: -45}"
+    printf '%-4s %-6s %-42s %s\n' "$id" "${outcome%% *}" "$what" "${outcome#ok}${said:+ | $said}"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$what" "$who $shown" "$expected" "$outcome" "$exitcol" \
         "$message" "${ran[*]}" >> "$out/cases.tsv"
 }
