@@ -200,10 +200,10 @@ if [ "${phases/ timing /}" != "$phases" ]; then
           err[key, $c["build"]] = sprintf("rms %.2e max %.2e", $c["acc_rms"], $c["acc_max"]) }
         function median(s,  v, m, i, j, t) { m = split(s, v, " "); for (i = 1; i <= m; ++i) for (j = i + 1; j <= m; ++j) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
             return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
-        END { for (key in k) for (l in b) if ((key, l) in g) {
-                base = ((key, "lab") in ms) ? median(ms[key, "lab"]) : 0; t = median(ms[key, l])
+        END { for (key in k) for (l in b) if ((key SUBSEP l) in g) {
+                base = (key SUBSEP "lab") in ms ? median(ms[key, "lab"]) : 0; t = median(ms[key, l])
                 printf "N=%-8s theta=%-5s %-11s G/s%-16s ms/step%-14s %s  %s\n", substr(key, 1, index(key, " ") - 1), substr(key, index(key, " ") + 1), l,
-                    g[key, l], ms[key, l], base > 0 ? sprintf("%.3fx the lab", base / t) : "", err[key, l] } }' "$csv" | sort -k1,1 -k2,2 -k8,8r
+                    g[key, l], ms[key, l], (base > 0 ? sprintf("%.3fx the lab", base / t) : ""), err[key, l] } }' "$csv" | sort -V
 fi
 say "step10-walk-ab: $fails failure(s)"
 [ $fails = 0 ]
