@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# INSTRUCTORS ONLY: it holds step10's traverse (the text its variants change); grading/handout.sh keeps it out of the handout.
 # step10-walk-ab.sh OUT OBSERVED.cu: why a student's step10, the same warp walk written from the lesson,
 # ran 15% faster than the lab's (step10_barnes_hut/INSTRUCTORS.md, "A student's faster walk").
 # Builds the lab's step10, OBSERVED (copied into build/ at run time, never into the lab) and variants of
