@@ -84,7 +84,7 @@ instfiles = files('instructions.csv')
 gpufiles = files('gpu.csv')
 # ceiling(results files, where, key): one line per GPU row with a recorded instruction count.
 ceiling(results, where, key) = (strlen(instfiles) > 0 && strlen(gpufiles) > 0 && strlen(results) > 0) ? \
-    sprintf("awk -f report/query/pick.awk -v header=1 -v cols=step,name,build,bodies,ginteractions_s,clock_mhz,device -v where='%s' -v need=clock_mhz,kernel_s -v key='%s' %s | awk -f report/query/ceiling.awk %s %s -", \
+    sprintf("awk -f report/query/pick.awk -v header=1 -v cols=step,name,build,bodies,ginteractions_s,clock_mhz,device,gpus -v where='%s' -v need=clock_mhz,kernel_s -v key='%s' %s | awk -f report/query/ceiling.awk %s %s -", \
         where, key, results, gpufiles, instfiles) : ''
 
 # A decimal integer from a string: gnuplot's real("08") reads octal and fails.

@@ -2,12 +2,15 @@
 #
 #   awk -f report/query/ceiling.awk gpu.csv... instructions.csv... RESULTS.csv...   (RESULTS may be - : stdin)
 #
-# ceiling (G interactions/s) = SMs x 4 schedulers x 32 lanes x SM clock / instructions per interaction:
-# a kernel that issues one instruction per scheduler per clock and executes I thread-instructions per
-# interaction can do no better. SMs from gpu.csv (report/tools/gpuinfo.cu), instructions per interaction
+# ceiling (G interactions/s) = GPUs x SMs x 4 schedulers x 32 lanes x SM clock / instructions per
+# interaction: a kernel that issues one instruction per scheduler per clock and executes I
+# thread-instructions per interaction can do no better. GPUs: the row's gpus column, those the run used
+# (1 if empty), because its rate counts the interactions of all of them (grading/ladder_plot.c draws
+# the same bound). SMs from gpu.csv (report/tools/gpuinfo.cu), instructions per interaction
 # from instructions.csv (ncu, recorded on the GPU), the clock and the rate from each results row
 # (clock_mhz: the SM clock measured right after the timed loop; only GPU rows have one). All three
-# are matched by device name, so a count recorded on one GPU is never applied to another.
+# are matched by device name (a row's "2x NVIDIA H200" as "NVIDIA H200"), so a count recorded on one
+# GPU is never applied to another.
 # Files are told apart by their headers. Prints, for each GPU results row whose device and build
 # (else the default build) have a recorded instruction count:
 #   step,name,build,bodies,ginteractions_s,clock_mhz,sms,instructions_per_interaction,ceiling_gis,percent,device
@@ -25,10 +28,12 @@ kind == "inst" && $c["instructions_per_interaction"] != "" {
 }
 kind == "res" && $c["clock_mhz"] != "" && $c["ginteractions_s"] != "" {
     d = $c["device"]
+    sub(/^[0-9]+x /, "", d) # a machine of several GPUs names them "2x NAME": one GPU's name
     k = d SUBSEP $c["step"] SUBSEP $c["build"]
     if (!(k in ipi)) k = d SUBSEP $c["step"] SUBSEP "default"
     if (!(k in ipi) || !(sms[d] > 0)) next
-    ceiling = sms[d] * 4 * 32 * $c["clock_mhz"] / ipi[k] / 1000
+    gpus = ("gpus" in c) && $c["gpus"] + 0 > 0 ? $c["gpus"] + 0 : 1
+    ceiling = gpus * sms[d] * 4 * 32 * $c["clock_mhz"] / ipi[k] / 1000
     print $c["step"], $c["name"], $c["build"], $c["bodies"], $c["ginteractions_s"], $c["clock_mhz"], sms[d], ipi[k], \
         sprintf("%.6g", ceiling), sprintf("%.4g", 100 * $c["ginteractions_s"] / ceiling), d
 }
