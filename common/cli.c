@@ -118,7 +118,9 @@ static void usage(FILE *f, const nb_step_facts *step)
             "      --ref-cache DIR     keep fp64 reference results in DIR between runs\n"
             "      --sandbox MODE      the worker's sandbox: auto (default: bubblewrap where it runs), require\n"
             "                          (no run without it) or off\n"
-            "      --sandbox-hide DIR  a folder the worker must not see (up to 4)\n",
+            "      --sandbox-hide DIR  a folder the worker must not see (up to 4)\n"
+            "      --timing HOW        k-2k (default on a GPU: a call of 2k steps less one of k) or call (each\n"
+            "                          repeat one call of k steps, whole: for a profiler, which counts every step)\n",
             step->name, step->summary, step->name);
     const unsigned k = step->features;
     if (step->gpu || k || step->ranks) {
@@ -154,7 +156,7 @@ static void usage(FILE *f, const nb_step_facts *step)
 enum {
     OPT_MODEL = 256, OPT_MASSES, OPT_SEED, OPT_DT, OPT_EPS, OPT_SNAP_EVERY, OPT_SNAP_DIR, OPT_CSV, OPT_TAG,
     OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP, OPT_DECOMPOSE,
-    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE, OPT_RANKS, OPT_LEVELS, OPT_ETA
+    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE, OPT_RANKS, OPT_LEVELS, OPT_ETA, OPT_TIMING
 };
 
 static int check_tag(const char *tag)
@@ -209,6 +211,7 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *ste
         {"sandbox", required_argument, 0, OPT_SANDBOX},
         {"sandbox-hide", required_argument, 0, OPT_SANDBOX_HIDE},
         {"ranks", required_argument, 0, OPT_RANKS},
+        {"timing", required_argument, 0, OPT_TIMING},
         {"levels", required_argument, 0, OPT_LEVELS}, {"eta", required_argument, 0, OPT_ETA},
         {0, 0, 0, 0}};
 
@@ -349,6 +352,14 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *ste
                 o->sandbox = NB_SANDBOX_OFF;
             else {
                 nb_error("--sandbox '%s': must be auto, require or off", optarg);
+                rc = NB_EXIT_ERROR;
+            }
+            break;
+        case OPT_TIMING:
+            if (!strcmp(optarg, "call") || !strcmp(optarg, "k-2k")) {
+                o->timing_call = !strcmp(optarg, "call");
+            } else {
+                nb_error("--timing '%s': must be k-2k or call", optarg);
                 rc = NB_EXIT_ERROR;
             }
             break;

@@ -35,6 +35,7 @@ typedef struct nb_options {
     int deterministic; /* --deterministic: fixed summation order (steps with NB_FEATURE_DETERMINISTIC) */
     nb_validate_mode validate;
     int sandbox;       /* --sandbox: NB_SANDBOX_AUTO, _REQUIRE or _OFF (worker_call.h) */
+    int timing_call;   /* --timing call: the whole call is the loop time, no k-2k difference (profilers) */
     const char *sandbox_hide[4]; /* --sandbox-hide DIR: folders the step's worker must not see */
     int bodies_set, systems_set, model_set, masses_set, seed_set; /* conflicts with --input */
     int dt_set, eps_set;                                          /* else --input's header gives them */

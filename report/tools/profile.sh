@@ -43,7 +43,7 @@ run() {
     [ -x "$bins/$f" ] || die "$bins/$f is not built (make step${f:4:2})"
     if ! "$ncu" --clock-control none --target-processes all --metrics "$metrics" --csv --page raw \
         --print-units base --print-kernel-base function \
-        "$bins/$f" -q -n "$n" --steps "$k" --repeat 1 --validate off > "$out/$f-k$k.csv" 2> "$log"; then
+        "$bins/$f" -q -n "$n" --steps "$k" --repeat 1 --validate off --timing call --sandbox off > "$out/$f-k$k.csv" 2> "$log"; then
         die "ncu on $f failed: $(grep -m 1 -E 'ERR|rror' "$log" || tail -n 1 "$log") (all of it: $log)"
     fi
     grep -q '"Kernel Name"' "$out/$f-k$k.csv" || die "ncu on $f profiled no kernel (its output: $out/$f-k$k.csv, $log)"
