@@ -48,9 +48,12 @@ static int find_program(const char *name, char *out, size_t len)
 }
 
 /* The workers' environment, the same for every worker of this judge: what finds the libraries, the
- * GPUs and MPI, and nothing that could say which call is which (no OMP_*: threads come in SETUP). */
-static char **worker_environment(int sandboxed)
+ * GPUs and MPI, and nothing that could say which call is which (no OMP_*: threads come in SETUP).
+ * With --sandbox off (a debugger, a profiler: nothing graded), the judge's own, whole. */
+static char **worker_environment(int sandboxed, nb_sandbox_mode mode)
 {
+    if (mode == NB_SANDBOX_OFF) /* a debugger's or a profiler's run: their variables reach the worker */
+        return environ;
     static char *env[256];
     static int made = -1;
     if (made == sandboxed)
@@ -203,7 +206,7 @@ int nb_sandbox_available(char *why, size_t len)
                 add(argv, &k, probe[p]);
             argv[k] = NULL;
             int status = -1;
-            const pid_t pid = spawn(argv, worker_environment(1), 1);
+            const pid_t pid = spawn(argv, worker_environment(1, NB_SANDBOX_AUTO), 1);
             known = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
             if (!known)
                 snprintf(reason, sizeof reason, "bubblewrap cannot make its namespaces here (no user or mount "
@@ -331,7 +334,7 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
     /* Open the response end first (it never blocks), then start the worker and wait for it to open the
      * request's: only then is the response's end of file the worker's death. */
     w->response = open(response, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    w->pid = w->response < 0 ? -1 : spawn(argv, worker_environment(sandboxed), 0);
+    w->pid = w->response < 0 ? -1 : spawn(argv, worker_environment(sandboxed, spec->sandbox), 0);
     if (w->pid < 0) {
         nb_error("cannot start the step's worker %s: %s", spec->program, strerror(errno));
         w->pid = 0;

@@ -161,7 +161,9 @@ if [ ${#graded[@]} -gt 0 ]; then
     if [ "$isolate" = bwrap ]; then
         # The lab and OUT_DIR hidden (tmpfs over them), this copy the one writable folder; every process
         # of the grade lives in its own PID namespace and ends when it does.
-        cmd=(bwrap --ro-bind / / --dev-bind /dev /dev --proc /proc --tmpfs /tmp --tmpfs /var/tmp
+        # The host's /proc, bound and not a fresh one: a fresh procfs here would have bwrap's read-only
+        # overmounts, and the kernel then lets the judge's own sandbox inside mount no /proc of its own.
+        cmd=(bwrap --ro-bind / / --dev-bind /dev /dev --bind /proc /proc --tmpfs /tmp --tmpfs /var/tmp
             --tmpfs "$lab" --tmpfs "$out" --bind "$work" "$work" --unshare-pid --unshare-net --unshare-ipc
             --die-with-parent --new-session --chdir "$copy" -- "${cmd[@]}")
     fi
