@@ -102,8 +102,13 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
     add(argv, k, "/");
     int hidden[NB_SANDBOX_HIDDEN_MAX] = {0};
     for (int h = 0; h < NB_SANDBOX_HIDDEN_MAX && spec->hidden[h]; ++h) {
+        int inside = 0; /* a folder inside another hidden one is hidden with it (and gone there) */
+        for (int o = 0; o < NB_SANDBOX_HIDDEN_MAX && spec->hidden[o]; ++o) {
+            const size_t n = strlen(spec->hidden[o]);
+            inside |= o != h && !strncmp(spec->hidden[h], spec->hidden[o], n) && spec->hidden[h][n] == '/';
+        }
         struct stat st;
-        if (stat(spec->hidden[h], &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (!inside && stat(spec->hidden[h], &st) == 0 && S_ISDIR(st.st_mode)) {
             add(argv, k, "--size"); /* empty, small, and read-only below once the worker's folder is bound */
             add(argv, k, "65536");
             add(argv, k, "--tmpfs");
@@ -206,11 +211,26 @@ int nb_sandbox_available(char *why, size_t len)
                 add(argv, &k, probe[p]);
             argv[k] = NULL;
             int status = -1;
-            const pid_t pid = spawn(argv, worker_environment(1, NB_SANDBOX_AUTO), 1);
+            char said[160] = "";
+            FILE *err = tmpfile(); /* bwrap's own words, for the reason */
+            const int saved = dup(2);
+            if (err && saved >= 0)
+                dup2(fileno(err), 2);
+            const pid_t pid = spawn(argv, worker_environment(1, NB_SANDBOX_AUTO), 0);
+            if (err && saved >= 0) {
+                dup2(saved, 2);
+                close(saved);
+            }
             known = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            if (err) {
+                rewind(err);
+                if (fgets(said, sizeof said, err))
+                    said[strcspn(said, "\n")] = '\0';
+                fclose(err);
+            }
             if (!known)
-                snprintf(reason, sizeof reason, "bubblewrap cannot make its namespaces here (no user or mount "
-                         "namespaces for this user?)");
+                snprintf(reason, sizeof reason, "bubblewrap cannot make its sandbox here (%s)",
+                         said[0] ? said : "no user or mount namespaces for this user?");
         }
     }
     if (why)

@@ -159,18 +159,19 @@ if [ ${#graded[@]} -gt 0 ]; then
     cmd=(make -C "$copy" --no-print-directory grade "STEPS=${graded[*]}" GRADE_SANDBOX=require SLURM_GRADE_LOCAL=1 "GRADE_DIR=$gdir"
         "COMMIT=$commit" "${knobs[@]}")
     if [ "$isolate" = bwrap ]; then
-        # The lab and OUT_DIR hidden (tmpfs over them), this copy the one writable folder; every process
-        # of the grade lives in its own PID namespace and ends when it does.
-        # The host's /proc, bound and not a fresh one: a fresh procfs here would have bwrap's read-only
-        # overmounts, and the kernel then lets the judge's own sandbox inside mount no /proc of its own.
+        # The lab and OUT_DIR hidden (tmpfs over them), this copy the one writable folder. No PID
+        # namespace, and the host's /proc as it is: a box of bwrap's own /proc lets the judge's sandbox
+        # inside (the student's code is there, each worker in a PID namespace of its own) mount no /proc.
+        # What the grade left running when its time was up is ended below, by its copy's path.
         cmd=(bwrap --ro-bind / / --dev-bind /dev /dev --bind /proc /proc --tmpfs /tmp --tmpfs /var/tmp
-            --tmpfs "$lab" --tmpfs "$out" --bind "$work" "$work" --unshare-pid --unshare-net --unshare-ipc
+            --tmpfs "$lab" --tmpfs "$out" --bind "$work" "$work" --unshare-net --unshare-ipc
             --die-with-parent --new-session --chdir "$copy" -- "${cmd[@]}")
     fi
     # A make of the instructor's, one level up, must not hand its variables or jobserver to this one.
     env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES timeout --kill-after=10 "$timeout_s" \
         "${cmd[@]}" < /dev/null > "$dest/grade.log" 2>&1
     status=$?
+    pkill -KILL -f -- "$copy/" 2> /dev/null || true # the grader's children, the judges, their workers
 fi
 elapsed=$(($(date +%s) - start))
 

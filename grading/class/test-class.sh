@@ -226,10 +226,11 @@ check "CLASS_TIMEOUT=3: both steps ERROR (got: $expect_timeout), with the reason
 sleep 1
 check "CLASS_TIMEOUT: no process of that submission is left running" \
     bash -c "! ps -eo args | grep -v grep | grep -qF '$out2'"
-# The cheat once more, its copy kept: its forgeries are there (it ran, and wrote what it could), and only there.
+# The cheat once more, its copy kept: its forgeries are nowhere, not even in its own copy (its worker ran in
+# the judge's sandbox, where the whole file system is read-only and /tmp its own).
 CLASS_STEPS="00 01" CLASS_KEEP=1 bash "$here/grading/class/grade-one.sh" "$subs/cheat" "$out2" > "$work/cheat-kept.log" 2>&1
-check "the cheat, its copy kept: its forged files are in its own work folder, and nowhere else" \
-    bash -c "[ -n \"\$(find '$out2/work/cheat' -name forged-by-cheat | head -n 1)\" ] && [ -z \"\$(find '$out2' '$subs' '$here' -path '$out2/work/cheat' -prune -o -name forged-by-cheat -print 2> /dev/null | head -n 1)\" ]"
+check "the cheat, its copy kept: its forged files are nowhere, not even in its own copy" \
+    bash -c "[ -z \"\$(find '$out2' '$subs' '$here' -name forged-by-cheat -print 2> /dev/null | head -n 1)\" ]"
 check "the cheat, its copy kept: still FAIL, whatever it forged" \
     bash -c "grep -q '^cheat,00,FAIL,' '$out2/students/cheat/rows.csv'"
 check "grade-one.sh: an id that is no id is refused with exit 2" \
