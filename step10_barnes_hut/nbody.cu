@@ -268,12 +268,9 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
             continue;
         }
         const float4 c = com[node], l = lo[node], h = hi[node];
-        bool open = false; /* threads past n open nothing */
-        if (valid) { /* the whole test in here, so nothing waits for com before lo and hi are sent for */
-            const float dx = c.x - p.x, dy = c.y - p.y, dz = c.z - p.z;
-            const bool inside = p.x >= l.x && p.x <= h.x && p.y >= l.y && p.y <= h.y && p.z >= l.z && p.z <= h.z;
-            open = dx * dx + dy * dy + dz * dz < l.w || inside;
-        }
+        const float dx = c.x - p.x, dy = c.y - p.y, dz = c.z - p.z;
+        const bool inside = p.x >= l.x && p.x <= h.x && p.y >= l.y && p.y <= h.y && p.z >= l.z && p.z <= h.z;
+        const bool open = valid && (dx * dx + dy * dy + dz * dz < l.w || inside);
         if (!__any_sync(FULL_MASK, open)) {
             interact(c, p.x, p.y, p.z, eps2, &ax, &ay, &az);
             continue;

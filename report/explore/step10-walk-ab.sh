@@ -48,7 +48,7 @@ fails=0
 # swap FILE OLD NEW COUNT: OLD (literal text) replaced by NEW in FILE, exactly COUNT times, or fail.
 swap() {
     OLD=$2 NEW=$3 COUNT=$4 perl -0777 -i -pe '$c = s/\Q$ENV{OLD}\E/$ENV{NEW}/g; END { exit(($c // 0) == $ENV{COUNT} ? 0 : 1) }' "$1" ||
-        { echo "step10-walk-ab.sh: the lab's traverse no longer holds '${2%%$'\n'*}' $4 times: WALK_AB_LAB=the source of 52378f8 (INSTRUCTORS.md), or update the variant" >&2; return 1; }
+        { echo "step10-walk-ab.sh: the lab's traverse no longer holds '${2%%$'\n'*}' $4 times: update the variant" >&2; return 1; }
 }
 
 # variant LABEL FILE: FILE (the checked-out step10_barnes_hut/nbody.cu of a copy of the tree) replaced by
