@@ -1,4 +1,5 @@
 /* variant.c: exact re-presentations of one problem (variant.h). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, getpid */
 #include "variant.h"
 
 #include <stdint.h>
