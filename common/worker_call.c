@@ -100,22 +100,6 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
     add(argv, k, "--ro-bind");
     add(argv, k, "/");
     add(argv, k, "/");
-    int hidden[NB_SANDBOX_HIDDEN_MAX] = {0};
-    for (int h = 0; h < NB_SANDBOX_HIDDEN_MAX && spec->hidden[h]; ++h) {
-        int inside = 0; /* a folder inside another hidden one is hidden with it (and gone there) */
-        for (int o = 0; o < NB_SANDBOX_HIDDEN_MAX && spec->hidden[o]; ++o) {
-            const size_t n = strlen(spec->hidden[o]);
-            inside |= o != h && !strncmp(spec->hidden[h], spec->hidden[o], n) && spec->hidden[h][n] == '/';
-        }
-        struct stat st;
-        if (!inside && stat(spec->hidden[h], &st) == 0 && S_ISDIR(st.st_mode)) {
-            add(argv, k, "--size"); /* empty, small, and read-only below once the worker's folder is bound */
-            add(argv, k, "65536");
-            add(argv, k, "--tmpfs");
-            add(argv, k, spec->hidden[h]);
-            hidden[h] = 1;
-        }
-    }
     add(argv, k, "--dev");
     add(argv, k, "/dev");
     static glob_t gpus;
@@ -137,24 +121,54 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
     add(argv, k, size);
     add(argv, k, "--tmpfs");
     add(argv, k, "/dev/shm");
-    /* The worker's own folder, in case a hidden one, or /tmp, held it. */
-    size_t used = 0;
+    /* Then the hidden folders (empty, small, read-only) and the worker's own folder (read-only), a parent
+     * before what it holds: a hidden folder inside the worker's is hidden, the worker's folder inside a
+     * hidden one (or /tmp) is seen. A hidden folder inside another is hidden with it. */
     const char *slash = strrchr(spec->program, '/');
-    if (slash && used + (size_t)(slash - spec->program) + 1 < store_len) {
-        char *dir = store + used;
-        memcpy(dir, spec->program, (size_t)(slash - spec->program));
-        dir[slash - spec->program] = '\0';
-        used += (size_t)(slash - spec->program) + 1;
-        if (dir[0]) {
+    const size_t len = slash ? (size_t)(slash - spec->program) : 0;
+    if (len > 0 && len < store_len) {
+        memcpy(store, spec->program, len);
+        store[len] = '\0';
+    } else {
+        store[0] = '\0';
+    }
+    const char *mount[NB_SANDBOX_HIDDEN_MAX + 1];
+    int n = 0;
+    for (int h = 0; h < NB_SANDBOX_HIDDEN_MAX && spec->hidden[h]; ++h) {
+        int inside = 0;
+        for (int o = 0; o < NB_SANDBOX_HIDDEN_MAX && spec->hidden[o]; ++o) {
+            const size_t m = strlen(spec->hidden[o]);
+            inside |= o != h && !strncmp(spec->hidden[h], spec->hidden[o], m) && spec->hidden[h][m] == '/';
+        }
+        struct stat st;
+        if (!inside && stat(spec->hidden[h], &st) == 0 && S_ISDIR(st.st_mode))
+            mount[n++] = spec->hidden[h];
+    }
+    const int hides = n;
+    if (store[0])
+        mount[n++] = store;
+    for (int a = 1; a < n; ++a) /* shorter paths first: a parent before what it holds */
+        for (int b = a; b > 0 && strlen(mount[b]) < strlen(mount[b - 1]); --b) {
+            const char *t = mount[b];
+            mount[b] = mount[b - 1];
+            mount[b - 1] = t;
+        }
+    for (int m = 0; m < n; ++m) {
+        if (mount[m] == store) {
             add(argv, k, "--ro-bind");
-            add(argv, k, dir);
-            add(argv, k, dir);
+            add(argv, k, store);
+            add(argv, k, store);
+        } else {
+            add(argv, k, "--size");
+            add(argv, k, "65536");
+            add(argv, k, "--tmpfs");
+            add(argv, k, mount[m]);
         }
     }
-    for (int h = 0; h < NB_SANDBOX_HIDDEN_MAX; ++h) /* one under /tmp or /dev/shm is gone with them already */
-        if (hidden[h] && strncmp(spec->hidden[h], "/tmp/", 5) && strncmp(spec->hidden[h], "/dev/shm/", 9)) {
+    for (int m = 0; m < n && hides; ++m)
+        if (mount[m] != store) {
             add(argv, k, "--remount-ro");
-            add(argv, k, spec->hidden[h]);
+            add(argv, k, mount[m]);
         }
     add(argv, k, "--ro-bind");
     add(argv, k, call_dir);
