@@ -111,12 +111,25 @@ if has validate; then
     echo "validation of step07/step08: $fails failures"
 fi
 
-# Strong scaling of step08 (issue: S = 1 at N = 262144 and 1048576, S = 64 at N = 16384).
+# Strong scaling of step08 (GPUs of one process) and step11 (one MPI rank per GPU) over 1, 2, 4 ... GPUs,
+# both splits: S = 1 at N = 262144 and 1048576 (bodies), S = 64 at N = 16384 (systems). step11 is first
+# validated on all the GPUs, both splits, at three of the grader's sizes.
 if has scaling; then
-    for shape in "bodies 1 262144 10" "bodies 1 1048576 2" "systems 64 16384 10"; do
+    . report/sweeps/mpi-launch.sh # ranks NP
+    for n in 31 4099 16384; do
+        for split in bodies systems; do
+            # shellcheck disable=SC2046
+            "$bin/step11_mpi" $(ranks "$gpus") -q --validate-only --ref-cache "$cache" --csv "$csv" --tag validate \
+                -n $n -S 3 --decompose $split || echo "FAIL: step11_mpi on $gpus ranks N=$n S=3 --decompose $split"
+        done
+    done
+    for shape in "bodies 1 262144 5" "bodies 1 1048576 2" "systems 64 16384 10"; do
         read -r split sys n k <<< "$shape"
         for ((g = 1; g <= gpus; g *= 2)); do
             timed "scaling-$split" "$bin/step08_multigpu" -S "$sys" -n "$n" --steps "$k" --repeat 3 --gpus "$g" \
+                --decompose "$split"
+            # shellcheck disable=SC2046
+            timed "scaling-mpi-$split" "$bin/step11_mpi" $(ranks "$g") -S "$sys" -n "$n" --steps "$k" --repeat 3 \
                 --decompose "$split"
         done
     done
@@ -134,10 +147,18 @@ if has streams; then
 fi
 
 # The floors part one must keep (README, targets): step06 >= 2.10e12 at N = 131072, >= 1.74e12 at 16384.
+# The floors no change may lose (README, "Where things stand"), on the first GPU: step06 and step09 in
+# G interactions/s, the tree codes in ms a step at 1 M (step10 at theta 0.35, step12 at 0.3) and step12 at 16 M.
 if has floor; then
     timed floor "$bin/step06_soa" -q -n 131072 -k 20 -r 5
     timed floor "$bin/step06_soa" -q -n 16384 -k 400 -r 5
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i } $c["tag"] == "floor" { printf "floor: step06 N=%s %.0f G interactions/s (%s)\n", $c["bodies"], $c["ginteractions_s"], $c["commit"] }' "$csv"
+    timed floor "$bin/step09_newton" -q -n 131072 -k 20 -r 5
+    timed floor "$bin/step10_barnes_hut" -q -n 1048576 -k 5 -r 3 --theta 0.35
+    timed floor "$bin/step12_multipole" -q -n 1048576 -k 5 -r 3 --theta 0.3
+    timed floor "$bin/step12_multipole" -q -n 16777216 -k 2 -r 3 --theta 0.3
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i }
+        $c["tag"] == "floor" { printf "floor: %s N=%s %.0f G interactions/s, %.2f ms a step, %s (%s, %s)\n", $c["name"], $c["bodies"],
+            $c["ginteractions_s"], 1e3 * $c["kernel_s"] / $c["steps"], $c["pass"], $c["device"], $c["commit"] }' "$csv"
 fi
 
 if has ladder; then
