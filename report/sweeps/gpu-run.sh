@@ -6,7 +6,8 @@
 # (report/sweeps/measure.sh's CSVs, re-packed after every phase, so a call cut short still returns what finished).
 #   phases: env build validate floor scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade
 #           and, only when named: selftest hardening cpu-peer
-#   (floor: step06 at N = 131072 and 16384, the ladder's floors; GPU_RUN_GRADE_STEPS="09 10": grade only those)
+#   (floor: every floor of the README's "Where things stand"; scaling: step08 and step11 on 1, 2, 4 ... GPUs,
+#   GPU_RUN_SCALING_SHAPES="split:S:N:k ..." to choose the shapes; GPU_RUN_GRADE_STEPS="09 10": grade only those)
 # GPU_RUN_BUDGET=S: start no phase after S seconds (phases are ordered by importance).
 # Without apt (the lent machines), Check and zlib come from Debian packages unpacked in .deps/root.
 set -u -o pipefail
@@ -123,13 +124,15 @@ if has scaling; then
                 -n $n -S 3 --decompose $split || echo "FAIL: step11_mpi on $gpus ranks N=$n S=3 --decompose $split"
         done
     done
-    for shape in "bodies 1 262144 5" "bodies 1 1048576 2" "systems 64 16384 10"; do
-        read -r split sys n k <<< "$shape"
+    # k steps a GPU: the judge times k and 2k steps and takes the difference, so the loop must outweigh
+    # how much the start of several GPUs varies (tens of ms); k x GPUs keeps it near 0.5 s or more.
+    for shape in ${GPU_RUN_SCALING_SHAPES:-"bodies:1:262144:20" "bodies:1:1048576:2" "systems:64:16384:60"}; do
+        IFS=: read -r split sys n k <<< "$shape"
         for ((g = 1; g <= gpus; g *= 2)); do
-            timed "scaling-$split" "$bin/step08_multigpu" -S "$sys" -n "$n" --steps "$k" --repeat 3 --gpus "$g" \
+            timed "scaling-$split" "$bin/step08_multigpu" -S "$sys" -n "$n" --steps $((k * g)) --repeat 3 --gpus "$g" \
                 --decompose "$split"
             # shellcheck disable=SC2046
-            timed "scaling-mpi-$split" "$bin/step11_mpi" $(ranks "$g") -S "$sys" -n "$n" --steps "$k" --repeat 3 \
+            timed "scaling-mpi-$split" "$bin/step11_mpi" $(ranks "$g") -S "$sys" -n "$n" --steps $((k * g)) --repeat 3 \
                 --decompose "$split"
         done
     done
