@@ -274,23 +274,82 @@ static double tree_theta(const harness *h)
     return (h->features & NB_FEATURE_THETA) && h->run.extra.theta > 0.0f ? h->run.extra.theta : 0.0;
 }
 
+/* Block time steps (--levels > 1): NB_BLOCK_CHECK_STEPS steps at theta = 0 against the fp64 run of the
+ * same scheme (nb_ref_run_blocks), the levels from the same criterion, and the energy. */
+static int validate_blocks(harness *h, nb_check *check)
+{
+    const nb_state *init = &h->initial;
+    const size_t total = nb_state_count(init);
+    if (pairs_of(init, 1) > NB_BLOCK_CHECK_PAIRS) {
+        if (!h->o.quiet)
+            printf("  block steps: not checked at this size (S*N^2 over 2^28: the fp64 run of the scheme is the "
+                   "check; it runs at the grader's sizes)\n");
+        return NB_EXIT_OK;
+    }
+    nb_block_params p = {h->run.extra.levels, h->run.extra.eta, sqrt((double)h->run.eps2), 0, NB_BLOCK_MARGIN};
+    nb_state64 want;
+    if (nb_state64_alloc(&want, init->systems, init->bodies) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    nb_state64_from(&want, init);
+    nb_progress("fp64 block-step run");
+    const double dt_max = nb_block_check_dt(&want, p.eta, p.eps, h->eps2);
+    unsigned char *boundary = (unsigned char *)nb_malloc(total ? total : 1, "the boundary flags");
+    nb_block_stats stats;
+    int rc = dt_max > 0.0 && boundary ? NB_EXIT_OK : NB_EXIT_ERROR;
+    if (rc == NB_EXIT_OK)
+        rc = nb_ref_run_blocks(&want, NB_BLOCK_CHECK_STEPS, (double)(float)dt_max, h->eps2, &p, boundary, &stats);
+    const double *const fields[6] = {want.x, want.y, want.z, want.vx, want.vy, want.vz};
+    if (rc == NB_EXIT_OK)
+        rc = nb_refuse_reference_out_of_range(fields, 6, NULL, total, "state after the block steps", init->bodies);
+    nb_state trial = {0};
+    if (rc == NB_EXIT_OK)
+        rc = nb_state_alloc(&trial, init->systems, init->bodies);
+    if (rc == NB_EXIT_OK) {
+        nb_progress("validating: block steps");
+        nb_run blocks = h->run;
+        blocks.extra.theta = 0.0f; /* every pair: the forces exact, the time steps alone under test */
+        rc = nb_trial_blocks(check_call, h, &blocks, init, (float)dt_max, NB_BLOCK_CHECK_STEPS, &trial);
+    }
+    if (rc == NB_EXIT_OK) {
+        check->block_levels = p.levels;
+        check->block_dt = (float)dt_max;
+        rc = nb_check_blocks(check, init, &trial, &want, boundary, &stats, h->eps2);
+    }
+    if (trial.x)
+        nb_state_free(&trial);
+    free(boundary);
+    nb_state64_free(&want);
+    nb_progress_done();
+    return rc;
+}
+
 /* An exact step: one check. A tree step at theta > 0: first the exact sum at theta = 0 (where
- * affordable), then the approximation at its theta against the tree class's limits. */
+ * affordable), then the approximation at its theta against the tree class's limits. Both with one
+ * level (a block-step step is then the step it grows from); with --levels > 1 the block-step check follows. */
 static int validate(harness *h, nb_check *check)
 {
-    if (tree_theta(h) == 0.0)
-        return validate_run(h, &h->run, 0.0, check);
-    if (pairs_of(&h->initial, 1) <= NB_TREE_EXACT_PAIRS) {
-        nb_run exact = h->run;
-        exact.extra.theta = 0.0f;
-        const int rc = validate_run(h, &exact, 0.0, check);
-        if (rc != NB_EXIT_OK || !nb_check_passed(check)) {
-            if (!h->o.quiet)
-                printf("%s at --theta 0 (every cell opened: the direct sum, exact limits):\n", NB_STEP_NAME);
-            return rc;
+    nb_run one = h->run;
+    one.extra.levels = 1;
+    int rc;
+    if (tree_theta(h) == 0.0) {
+        rc = validate_run(h, &one, 0.0, check);
+    } else {
+        if (pairs_of(&h->initial, 1) <= NB_TREE_EXACT_PAIRS) {
+            nb_run exact = one;
+            exact.extra.theta = 0.0f;
+            rc = validate_run(h, &exact, 0.0, check);
+            if (rc != NB_EXIT_OK || !nb_check_passed(check)) {
+                if (!h->o.quiet)
+                    printf("%s at --theta 0 (every cell opened: the direct sum, exact limits):\n", NB_STEP_NAME);
+                return rc;
+            }
         }
+        rc = validate_run(h, &one, tree_theta(h), check);
     }
-    return validate_run(h, &h->run, tree_theta(h), check);
+    if (rc != NB_EXIT_OK || !nb_check_passed(check) || !(h->features & NB_FEATURE_BLOCK_STEPS) ||
+        h->run.extra.levels <= 1)
+        return rc;
+    return validate_blocks(h, check);
 }
 
 /* ---- diagnostics ---------------------------------------------------------------------- */

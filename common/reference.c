@@ -117,6 +117,105 @@ int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2)
     return NB_EXIT_OK;
 }
 
+/* A body's level from its acceleration (the criterion of nb_ref_run_blocks), and whether it lies within
+ * p->margin of a boundary. */
+static int block_level(const nb_block_params *p, double dt_max, double ax, double ay, double az, int *near)
+{
+    const double pull = sqrt(ax * ax + ay * ay + az * az), bound = p->eta * p->eta * p->eps;
+    const int top = (int)p->levels - 1;
+    *near = 0;
+    if (!(pull > 0.0)) /* a = 0 (or NaN) stays on level 0 */
+        return 0;
+    const double u = log(dt_max * dt_max * pull / bound) / log(4.0); /* level k holds u <= k */
+    int k = 0;
+    double step = dt_max;
+    while (k < top && step * step * pull > bound) {
+        step *= 0.5;
+        ++k;
+    }
+    for (int b = 0; b < top; ++b)
+        if (fabs(u - b) < p->margin)
+            *near = 1;
+    k += p->level_shift;
+    return k < 0 ? 0 : k > top ? top : k;
+}
+
+int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2, const nb_block_params *p,
+                      unsigned char *boundary, nb_block_stats *stats)
+{
+    const size_t n = s->systems * s->bodies;
+    double *acc = (double *)nb_malloc(3 * n * sizeof(double), "the fp64 reference accelerations");
+    double *part = (double *)nb_malloc(3 * n * sizeof(double), "the fp64 reference accelerations");
+    int *level = (int *)nb_malloc(2 * n * sizeof(int), "the fp64 reference's levels");
+    size_t *active = (size_t *)nb_malloc((n ? n : 1) * sizeof(size_t), "the fp64 reference's active bodies");
+    if (!acc || !part || !level || !active) {
+        free(acc), free(part), free(level), free(active);
+        return NB_EXIT_ERROR;
+    }
+    int *now = level, *old = level + n;
+    memset(old, 0, n * sizeof(int)); /* the contract: velocities half a dt_max behind */
+    memset(stats, 0, sizeof *stats);
+    if (boundary)
+        memset(boundary, 0, n);
+    int deepest = 0;
+    for (uint64_t step = 0; step < steps; ++step) {
+        nb_ref_accel(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n);
+        deepest = 0;
+        for (size_t i = 0; i < n; ++i) {
+            int near;
+            now[i] = block_level(p, dt_max, acc[i], acc[n + i], acc[2 * n + i], &near);
+            if (near && boundary)
+                boundary[i] = 1;
+            deepest = now[i] > deepest ? now[i] : deepest;
+            stats->on_level[now[i]] += 1;
+        }
+        stats->deepest = (unsigned)deepest > stats->deepest ? (unsigned)deepest : stats->deepest;
+        const double dt = ldexp(dt_max, -deepest);
+        for (int sub = 0; sub < 1 << deepest; ++sub) {
+            size_t count = 0;
+            for (size_t i = 0; sub > 0 && i < n; ++i)
+                if ((sub & ((1 << (deepest - now[i])) - 1)) == 0)
+                    active[count++] = i;
+            if (count) { /* a new force for the active bodies only */
+                nb_ref_accel(s, eps2, active, count, part, part + count, part + 2 * count);
+                for (size_t k = 0; k < count; ++k)
+                    for (int d = 0; d < 3; ++d)
+                        acc[d * n + active[k]] = part[d * count + k];
+            }
+            for (size_t i = 0; i < n; ++i) {
+                const double own = ldexp(dt_max, -now[i]);
+                const double w = sub == 0 ? 0.5 * (ldexp(dt_max, -old[i]) + own)
+                                          : (sub & ((1 << (deepest - now[i])) - 1)) == 0 ? own : 0.0;
+                s->vx[i] += acc[i] * w;
+                s->vy[i] += acc[n + i] * w;
+                s->vz[i] += acc[2 * n + i] * w;
+                s->x[i] += s->vx[i] * dt;
+                s->y[i] += s->vy[i] * dt;
+                s->z[i] += s->vz[i] * dt;
+            }
+        }
+        int *t = now; /* this step's levels are the next one's old levels */
+        now = old;
+        old = t;
+        s->step += 1;
+        s->time += dt_max;
+    }
+    if (deepest > 0) { /* back to half a dt_max behind */
+        nb_ref_accel(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n);
+        for (size_t i = 0; i < n; ++i) {
+            const double w = 0.5 * (ldexp(dt_max, -old[i]) - dt_max);
+            s->vx[i] += acc[i] * w;
+            s->vy[i] += acc[n + i] * w;
+            s->vz[i] += acc[2 * n + i] * w;
+        }
+    }
+    if (boundary)
+        for (size_t i = 0; i < n; ++i)
+            stats->boundary_bodies += boundary[i];
+    free(acc), free(part), free(level), free(active);
+    return NB_EXIT_OK;
+}
+
 void nb_diagnostics(const nb_state64 *s, double eps2, nb_diag *d)
 {
     memset(d, 0, sizeof *d);

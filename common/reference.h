@@ -34,6 +34,31 @@ void nb_ref_accel(const nb_state64 *s, double eps2, const size_t *index, size_t 
 /* `steps` kick-drift steps in fp64 (the physics contract of nbody.h). Returns 0 or NB_EXIT_ERROR. */
 int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2);
 
+/* Block time steps (step13_block_steps/README.md), the scheme step13 runs, in fp64. Each of `steps` steps
+ * of dt_max: forces for all; each body's level, the smallest k <= levels - 1 with (dt_max / 2^k)^2 |a| <=
+ * eta^2 eps; 2^K substeps of dt_max / 2^K (K the deepest level in use), at each: a new force and a kick for
+ * the bodies whose step starts there (at substep 0: half the old step plus half the new), then every body
+ * drifts. At the end, the bodies off level 0 take one more force and the kick (their step - dt_max) / 2,
+ * back to half a dt_max behind. levels = 1 is nb_ref_run, kick for kick. */
+typedef struct nb_block_params {
+    unsigned levels;          /* L >= 1: levels 0 ... L - 1 */
+    double eta, eps;          /* the criterion's constants: eps is the softening length, sqrt(eps2) */
+    int level_shift;          /* 0; -1 puts every body one level too coarse (the check's own test) */
+    double margin;            /* a body whose criterion lies within this (in log4 of dt_max^2 |a| / eta^2 eps)
+                                 of a level's boundary is marked in `boundary` */
+} nb_block_params;
+
+typedef struct nb_block_stats {
+    unsigned deepest;               /* the deepest level of any step */
+    uint64_t on_level[NB_LEVELS_MAX]; /* bodies on each level, summed over the steps */
+    size_t boundary_bodies;         /* bodies marked in `boundary` */
+} nb_block_stats;
+
+/* `boundary` (S*N flags, or NULL) marks the bodies whose level a float32 criterion may take either side
+ * of a boundary, at any step: a step may put them one level off, honestly. */
+int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2, const nb_block_params *p,
+                      unsigned char *boundary, nb_block_stats *stats);
+
 /* Diagnostics of the whole state (all systems together), in fp64 with the same softening. */
 typedef struct nb_diag {
     double mass;

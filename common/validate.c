@@ -209,6 +209,81 @@ int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want)
     return NB_EXIT_OK;
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double nb_block_check_dt(const nb_state64 *s, double eta, double eps, double eps2)
+{
+    const size_t n = s->systems * s->bodies;
+    double *acc = (double *)nb_malloc(3 * n * sizeof(double), "the fp64 accelerations");
+    if (!acc)
+        return -1.0;
+    nb_ref_accel(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n);
+    for (size_t i = 0; i < n; ++i)
+        acc[i] = sqrt(acc[i] * acc[i] + acc[n + i] * acc[n + i] + acc[2 * n + i] * acc[2 * n + i]);
+    qsort(acc, n, sizeof(double), compare_doubles);
+    const double median = acc[n / 2];
+    free(acc);
+    /* (dt^2 |a|) / (eta^2 eps) = 4^0.5 for the median body */
+    return median > 0.0 ? sqrt(2.0 * eta * eta * eps / median) : NB_CHECK_DT;
+}
+
+int nb_check_blocks(nb_check *c, const nb_state *initial, const nb_state *got, const nb_state64 *want,
+                    const unsigned char *boundary, const nb_block_stats *stats, double eps2)
+{
+    const size_t n = got->bodies, total = nb_state_count(got);
+    c->block_pos = c->block_vel = 0.0;
+    c->block_deepest = stats->deepest;
+    memcpy(c->block_on_level, stats->on_level, sizeof c->block_on_level);
+    c->block_boundary = stats->boundary_bodies;
+    double worst = -1.0;
+    for (size_t s = 0; s < got->systems; ++s) {
+        const size_t first = s * n;
+        double rs, vs;
+        system_scale(want->x, want->y, want->z, first, n, &rs);
+        system_scale(want->vx, want->vy, want->vz, first, n, &vs);
+        for (size_t i = first; i < first + n; ++i) {
+            if (boundary && boundary[i])
+                continue;
+            const double pg[3] = {got->x[i], got->y[i], got->z[i]}, pw[3] = {want->x[i], want->y[i], want->z[i]};
+            const double vg[3] = {got->vx[i], got->vy[i], got->vz[i]}, vw[3] = {want->vx[i], want->vy[i], want->vz[i]};
+            const double pe = norm3(pg[0] - pw[0], pg[1] - pw[1], pg[2] - pw[2]) / rs;
+            const double ve = norm3(vg[0] - vw[0], vg[1] - vw[1], vg[2] - vw[2]) / vs;
+            c->block_pos = worse(pe, c->block_pos) ? pe : c->block_pos;
+            c->block_vel = worse(ve, c->block_vel) ? ve : c->block_vel;
+            const double e = fmax(pe, ve);
+            if (worse(e, worst) || e != e) {
+                worst = e;
+                c->block_worst = i;
+                c->block_worst_is_vel = !(pe >= ve);
+                memcpy(c->block_got, c->block_worst_is_vel ? vg : pg, sizeof pg);
+                memcpy(c->block_want, c->block_worst_is_vel ? vw : pw, sizeof pw);
+            }
+        }
+    }
+    /* The energy of all systems together, in fp64, with the same softening. */
+    nb_state64 wide;
+    if (nb_state64_alloc(&wide, got->systems, got->bodies) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    nb_diag d0, d1, dr;
+    nb_state64_from(&wide, initial);
+    nb_diagnostics(&wide, eps2, &d0);
+    nb_state64_from(&wide, got);
+    nb_diagnostics(&wide, eps2, &d1);
+    nb_diagnostics(want, eps2, &dr);
+    nb_state64_free(&wide);
+    const double scale = fabs(d0.energy) > 0.0 ? fabs(d0.energy) : 1.0;
+    c->block_energy = fabs(d1.energy - d0.energy) / scale;
+    c->block_energy_ref = fabs(dr.energy - d0.energy) / scale;
+    c->block_done = 1;
+    (void)total;
+    scan_finite(c, got);
+    return NB_EXIT_OK;
+}
+
 static nb_run trial_run(const nb_run *tmpl, uint64_t steps, float dt)
 {
     nb_run r = *tmpl;
@@ -235,6 +310,14 @@ int nb_trial_state(nb_step_fn step, void *ctx, const nb_run *tmpl, const nb_stat
 {
     nb_state_copy(trial, initial);
     const nb_run r = trial_run(tmpl, NB_CHECK_STEPS, dt);
+    return step(ctx, trial, &r);
+}
+
+int nb_trial_blocks(nb_step_fn step, void *ctx, const nb_run *tmpl, const nb_state *initial, float dt, uint64_t steps,
+                    nb_state *trial)
+{
+    nb_state_copy(trial, initial);
+    const nb_run r = trial_run(tmpl, steps, dt);
     return step(ctx, trial, &r);
 }
 
@@ -280,6 +363,9 @@ int nb_check_passed(const nb_check *c)
         return 0;
     if (c->state_done && (!(c->pos_max <= c->tol_state) || !(c->vel_max <= c->tol_state)))
         return 0;
+    if (c->block_done && (!(c->block_pos <= NB_TOL_BLOCK_STATE) || !(c->block_vel <= NB_TOL_BLOCK_STATE) ||
+                          !(c->block_energy <= c->block_energy_ref + NB_TOL_BLOCK_ENERGY)))
+        return 0;
     return 1;
 }
 
@@ -319,6 +405,25 @@ void nb_check_print(FILE *f, const nb_check *c, size_t bodies)
             body_line(f, "position", c->pos_worst, bodies, c->pos_got, c->pos_want);
         if (!(c->vel_max <= c->tol_state))
             body_line(f, "velocity", c->vel_worst, bodies, c->vel_got, c->vel_want);
+    }
+    if (c->block_done) {
+        fprintf(f, "  block steps, %u levels (deepest used %u; bodies a step on levels 0...: ", c->block_levels,
+                c->block_deepest);
+        for (unsigned k = 0; k <= c->block_deepest && k < NB_LEVELS_MAX; ++k)
+            fprintf(f, "%s%llu", k ? " " : "", (unsigned long long)c->block_on_level[k] / NB_BLOCK_CHECK_STEPS);
+        fprintf(f, "), %d steps of dt_max %.3g at theta 0, against the fp64 run of the scheme%s:\n",
+                NB_BLOCK_CHECK_STEPS, c->block_dt, c->block_boundary ? "" : ", every body compared");
+        if (c->block_boundary)
+            fprintf(f, "    %zu bodies on a level's boundary not compared (float32 may put them on either level)\n",
+                    c->block_boundary);
+        fprintf(f, "    positions %.2e %s, velocities %.2e %s (tol %.1e of the system's scale); energy error %.2e "
+                   "against the fp64 run's %.2e (tol +%.0e) %s\n",
+                c->block_pos, verdict(c->block_pos, NB_TOL_BLOCK_STATE), c->block_vel,
+                verdict(c->block_vel, NB_TOL_BLOCK_STATE), NB_TOL_BLOCK_STATE, c->block_energy, c->block_energy_ref,
+                NB_TOL_BLOCK_ENERGY, verdict(c->block_energy, c->block_energy_ref + NB_TOL_BLOCK_ENERGY));
+        if (!(c->block_pos <= NB_TOL_BLOCK_STATE) || !(c->block_vel <= NB_TOL_BLOCK_STATE))
+            body_line(f, c->block_worst_is_vel ? "velocity (block steps)" : "position (block steps)", c->block_worst,
+                      bodies, c->block_got, c->block_want);
     }
     if (c->nonfinite)
         fprintf(f, "  non-finite value (NaN or inf) returned for body %zu of system %zu\n",

@@ -28,6 +28,17 @@ extern "C" {
 double nb_tol_acc_max(size_t bodies);
 double nb_tol_acc_rms(size_t bodies);
 
+/* The block-step check (above): NB_BLOCK_CHECK_STEPS steps of a dt_max that spreads the bodies over
+ * the levels (the median body's criterion half a level past level 0), at theta = 0; the state held to
+ * NB_TOL_BLOCK_STATE, the energy error to the fp64 run's plus NB_TOL_BLOCK_ENERGY. A body whose criterion
+ * lies within NB_BLOCK_MARGIN (in log4 of (dt_max^2 |a|) / (eta^2 eps)) of a boundary may take either
+ * level honestly, as float32 rounds: it is not compared. Calibrated in common/README.md ("Block steps"). */
+#define NB_BLOCK_CHECK_STEPS 2
+#define NB_BLOCK_CHECK_PAIRS ((uint64_t)1 << 28) /* S*N^2 up to which the block check runs */
+#define NB_TOL_BLOCK_STATE 1e-4
+#define NB_TOL_BLOCK_ENERGY 1e-5
+#define NB_BLOCK_MARGIN 1e-3
+
 /* The tolerance class `tree` (steps.list): an approximation with opening angle theta > 0 is held to its
  * own limits, calibrated in common/README.md ("Tree codes"): the rms and the worst body's relative
  * acceleration error (same normalisation as above), and the state after NB_CHECK_STEPS steps. At
@@ -58,6 +69,18 @@ typedef struct nb_check {
     double pos_max, vel_max;
     size_t pos_worst, vel_worst;
     double pos_got[3], pos_want[3], vel_got[3], vel_want[3];
+    /* Block time steps (a step with the block_steps feature run with --levels > 1): the state after
+     * NB_BLOCK_CHECK_STEPS steps at theta = 0 against the fp64 run of the same scheme, and the energy. */
+    int block_done;
+    unsigned block_levels, block_deepest;   /* levels asked for; the deepest the fp64 run used */
+    double block_dt;                        /* the check's dt_max */
+    uint64_t block_on_level[NB_LEVELS_MAX];  /* bodies on each level in the fp64 run, over its steps */
+    size_t block_boundary;                  /* bodies on a level's boundary: either level is honest, not compared */
+    double block_pos, block_vel;            /* worst position and velocity error, over the system's scale */
+    size_t block_worst;
+    double block_got[3], block_want[3];     /* the worst body's (position or velocity, whichever is worse) */
+    int block_worst_is_vel;
+    double block_energy, block_energy_ref;  /* |E - E0| / |E0|: the step's, the fp64 run's */
     /* Anything non-finite anywhere in what the step returned. */
     int nonfinite;
     size_t nonfinite_body;
@@ -96,6 +119,19 @@ typedef int (*nb_step_fn)(void *ctx, nb_state *state, const nb_run *run);
 int nb_trial_accel(nb_step_fn step, void *ctx, const nb_run *tmpl, const nb_state *initial, nb_state *trial);
 int nb_trial_state(nb_step_fn step, void *ctx, const nb_run *tmpl, const nb_state *initial, float dt,
                    nb_state *trial);
+
+/* The dt_max of the block-step check: the median body's criterion (dt^2 |a| / (eta^2 eps)) half a level
+ * past level 0, so that the bodies spread over the levels (the run's own dt may leave them all on level 0). */
+double nb_block_check_dt(const nb_state64 *s, double eta, double eps, double eps2);
+
+/* The block-step check: `got` is the step's state after the check's steps from `initial`, `want` the fp64
+ * run's (nb_ref_run_blocks) with its `boundary` flags and stats; energies with softening eps2. */
+int nb_check_blocks(nb_check *c, const nb_state *initial, const nb_state *got, const nb_state64 *want,
+                    const unsigned char *boundary, const nb_block_stats *stats, double eps2);
+
+/* nb_trial_blocks: `steps` steps of `dt` from the initial velocities with `tmpl`'s levels (for nb_check_blocks). */
+int nb_trial_blocks(nb_step_fn step, void *ctx, const nb_run *tmpl, const nb_state *initial, float dt, uint64_t steps,
+                    nb_state *trial);
 
 /* 1 if everything that was checked is within tolerance and finite. */
 int nb_check_passed(const nb_check *c);

@@ -1,0 +1,253 @@
+/* check_blocks.c: the block-step check (common/validate.h, nb_check_blocks) tells right block steps from
+ * wrong ones, and the fp64 run of the scheme (common/reference.h, nb_ref_run_blocks) is the contract's
+ * run when there is one level.
+ *
+ * A float32 block-step step written here (step13_block_steps' scheme, the direct sum for the forces, as
+ * step13 at theta 0) runs through the judge's own check: it passes; with one planted fault (the faults
+ * step13 can be built with: an active body not kicked, a level boundary off by one) it fails. */
+#define _POSIX_C_SOURCE 200809L /* fmemopen */
+#include "init.h"
+#include "reference.h"
+#include "testlib.h"
+#include "validate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum fault {
+    CORRECT,
+    MISSED_KICK,       /* one body in 64 off level 0 misses its kicks after the first substep */
+    LEVEL_OFF_BY_ONE,  /* every level one too coarse: a step twice what eta allows */
+    ACTIVE_OFF_BY_ONE, /* a level's step taken to start one substep late */
+    FAULTS
+} fault;
+
+static const char *const fault_name[FAULTS] = {"correct", "missed kick", "level off by one", "active off by one"};
+static fault planted;
+
+static void forces(const nb_state *s, float eps2, const int *active, size_t count, float *ax, float *ay, float *az)
+{
+    const size_t n = s->bodies;
+    for (size_t k = 0; k < count; ++k) {
+        const size_t i = active ? (size_t)active[k] : k, first = i / n * n;
+        float a[3] = {0.0f, 0.0f, 0.0f};
+        for (size_t j = first; j < first + n; ++j) {
+            const float dx = s->x[j] - s->x[i], dy = s->y[j] - s->y[i], dz = s->z[j] - s->z[i];
+            const float inv = 1.0f / sqrtf(dx * dx + dy * dy + dz * dz + eps2);
+            const float f = s->m[j] * inv * inv * inv;
+            a[0] += dx * f;
+            a[1] += dy * f;
+            a[2] += dz * f;
+        }
+        ax[i] = a[0];
+        ay[i] = a[1];
+        az[i] = a[2];
+    }
+}
+
+static int active_at(int level, int sub, int deepest)
+{
+    const int offset = planted == ACTIVE_OFF_BY_ONE && level > 0 && level < deepest ? 1 : 0;
+    return ((sub - offset) & ((1 << (deepest - level)) - 1)) == 0 && sub >= offset;
+}
+
+/* step13's time loop in float32, with `planted` switched in. */
+static int block_step(void *ctx, nb_state *s, const nb_run *run)
+{
+    (void)ctx;
+    const size_t total = nb_state_count(s);
+    float *acc = malloc(3 * total * sizeof(float));
+    int *level = calloc(2 * total, sizeof(int)), *active = malloc(total * sizeof(int));
+    ck_assert(acc && level && active);
+    float *ax = acc, *ay = acc + total, *az = acc + 2 * total;
+    int *now = level, *old = level + total;
+    const float dt_max = run->dt, eps = sqrtf(run->eps2), eta = run->extra.eta, bound = eta * eta * eps;
+    const int top = (int)run->extra.levels - 1;
+    int deepest = 0;
+    for (uint64_t step = 0; step < run->steps; ++step) {
+        forces(s, run->eps2, NULL, total, ax, ay, az);
+        deepest = 0;
+        for (size_t i = 0; i < total; ++i) {
+            const float pull = sqrtf(ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i]);
+            float h = dt_max;
+            int k = 0;
+            while (k < top && h * h * pull > bound) {
+                h *= 0.5f;
+                ++k;
+            }
+            if (planted == LEVEL_OFF_BY_ONE && k > 0)
+                --k;
+            now[i] = k;
+            deepest = k > deepest ? k : deepest;
+        }
+        const float dt = ldexpf(dt_max, -deepest);
+        for (int sub = 0; sub < 1 << deepest; ++sub) {
+            size_t count = 0;
+            for (size_t i = 0; sub > 0 && i < total; ++i)
+                if (active_at(now[i], sub, deepest))
+                    active[count++] = (int)i;
+            forces(s, run->eps2, active, count, ax, ay, az);
+            for (size_t i = 0; i < total; ++i) {
+                const float own = ldexpf(dt_max, -now[i]);
+                float w = sub == 0 ? 0.5f * (ldexpf(dt_max, -old[i]) + own) : active_at(now[i], sub, deepest) ? own : 0.0f;
+                if (planted == MISSED_KICK && i % 64 == 1 && now[i] > 0 && sub > 0)
+                    w = 0.0f;
+                s->vx[i] += ax[i] * w;
+                s->vy[i] += ay[i] * w;
+                s->vz[i] += az[i] * w;
+                s->x[i] += s->vx[i] * dt;
+                s->y[i] += s->vy[i] * dt;
+                s->z[i] += s->vz[i] * dt;
+            }
+        }
+        int *t = now;
+        now = old;
+        old = t;
+    }
+    if (deepest > 0) {
+        forces(s, run->eps2, NULL, total, ax, ay, az);
+        for (size_t i = 0; i < total; ++i) {
+            const float w = 0.5f * (ldexpf(dt_max, -old[i]) - dt_max);
+            s->vx[i] += ax[i] * w;
+            s->vy[i] += ay[i] * w;
+            s->vz[i] += az[i] * w;
+        }
+    }
+    free(acc);
+    free(level);
+    free(active);
+    return NB_EXIT_OK;
+}
+
+/* The judge's block check (common/judge.c, validate_blocks) on N Hernquist bodies, S systems, L levels. */
+static void check_blocks(fault f, size_t systems, size_t bodies, unsigned levels, nb_check *c, char *printed,
+                         size_t len)
+{
+    planted = f;
+    nb_state init, trial;
+    ck_assert_int_eq(nb_state_alloc(&init, systems, bodies), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state_alloc(&trial, systems, bodies), NB_EXIT_OK);
+    nb_init(&init, NB_MODEL_HERNQUIST, NB_MASSES_EQUAL, 7);
+    const float eps2 = 1e-4f;
+    const nb_block_params p = {levels, NB_ETA_DEFAULT, sqrt((double)eps2), 0, NB_BLOCK_MARGIN};
+    nb_state64 want;
+    ck_assert_int_eq(nb_state64_alloc(&want, systems, bodies), NB_EXIT_OK);
+    nb_state64_from(&want, &init);
+    /* the judge's dt_max: the median body half a level past level 0 */
+    const double dt_max = (double)(float)nb_block_check_dt(&want, p.eta, p.eps, eps2);
+    ck_assert(dt_max > 0.0);
+    unsigned char *boundary = malloc(systems * bodies);
+    nb_block_stats stats;
+    ck_assert_int_eq(nb_ref_run_blocks(&want, NB_BLOCK_CHECK_STEPS, dt_max, eps2, &p, boundary, &stats), NB_EXIT_OK);
+    nb_run_info info;
+    nb_run run = {.steps = 1, .dt = (float)dt_max, .eps2 = eps2, .info = &info};
+    run.extra.levels = levels;
+    run.extra.eta = NB_ETA_DEFAULT;
+    ck_assert_int_eq(nb_trial_blocks(block_step, NULL, &run, &init, (float)dt_max, NB_BLOCK_CHECK_STEPS, &trial),
+                     NB_EXIT_OK);
+    nb_check_init(c);
+    c->block_levels = levels;
+    c->block_dt = dt_max;
+    ck_assert_int_eq(nb_check_blocks(c, &init, &trial, &want, boundary, &stats, eps2), NB_EXIT_OK);
+    FILE *out = fmemopen(printed, len - 1, "w");
+    nb_check_print(out, c, bodies);
+    fclose(out);
+    free(boundary);
+    nb_state64_free(&want);
+    nb_state_free(&trial);
+    nb_state_free(&init);
+}
+
+START_TEST(correct_blocks_pass)
+{
+    nb_check c;
+    char printed[4096] = "";
+    check_blocks(CORRECT, 3, 1000, 4, &c, printed, sizeof printed);
+    fprintf(stderr, "correct:\n%s", printed);
+    ck_assert_msg(nb_check_passed(&c), "the correct block steps failed:\n%s", printed);
+    ck_assert_msg(c.block_deepest >= 2, "the check spread the bodies over too few levels (deepest %u)",
+                  c.block_deepest);
+    ck_assert_msg(c.block_boundary < 3 * 1000 / 50, "%zu bodies on a boundary: too many left out", c.block_boundary);
+}
+END_TEST
+
+START_TEST(planted_fault_fails)
+{
+    const fault f = (fault)(_i + 1);
+    nb_check c;
+    char printed[4096] = "";
+    check_blocks(f, 3, 1000, 4, &c, printed, sizeof printed);
+    fprintf(stderr, "%s:\n%s", fault_name[f], printed);
+    ck_assert_msg(!nb_check_passed(&c), "the planted fault '%s' passed:\n%s", fault_name[f], printed);
+}
+END_TEST
+
+/* One level is the contract's kick-drift run, bit for bit; and no body is on a boundary. */
+START_TEST(one_level_is_the_contract)
+{
+    nb_state init;
+    ck_assert_int_eq(nb_state_alloc(&init, 2, 300), NB_EXIT_OK);
+    nb_init(&init, NB_MODEL_HERNQUIST, NB_MASSES_RANDOM, 3);
+    nb_state64 a, b;
+    ck_assert_int_eq(nb_state64_alloc(&a, 2, 300), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state64_alloc(&b, 2, 300), NB_EXIT_OK);
+    nb_state64_from(&a, &init);
+    nb_state64_from(&b, &init);
+    const double eps2 = 1e-4;
+    const nb_block_params p = {1, 0.2, 0.01, 0, NB_BLOCK_MARGIN};
+    nb_block_stats stats;
+    ck_assert_int_eq(nb_ref_run_blocks(&a, 3, 0.01, eps2, &p, NULL, &stats), NB_EXIT_OK);
+    ck_assert_int_eq(nb_ref_run(&b, 3, 0.01, eps2), NB_EXIT_OK);
+    for (int k = 0; k < NB_FIELDS; ++k)
+        ck_assert_mem_eq(nb_state64_field(&a, k), nb_state64_field(&b, k), 600 * sizeof(double));
+    ck_assert_uint_eq(stats.deepest, 0);
+    ck_assert_uint_eq(stats.on_level[0], 3 * 600);
+    nb_state64_free(&a);
+    nb_state64_free(&b);
+    nb_state_free(&init);
+}
+END_TEST
+
+/* Block steps converge to the shared finest step: with more levels (a finer deepest step for the bodies
+ * that need it) the fp64 run comes closer to one at dt_max / 2^5 for all. */
+START_TEST(levels_approach_the_finest_step)
+{
+    nb_state init;
+    ck_assert_int_eq(nb_state_alloc(&init, 1, 500), NB_EXIT_OK);
+    nb_init(&init, NB_MODEL_HERNQUIST, NB_MASSES_EQUAL, 11);
+    const double eps2 = 1e-4, dt_max = 0.04;
+    nb_state64 fine, run;
+    ck_assert_int_eq(nb_state64_alloc(&fine, 1, 500), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state64_alloc(&run, 1, 500), NB_EXIT_OK);
+    nb_state64_from(&fine, &init);
+    ck_assert_int_eq(nb_ref_run(&fine, 2 * 32, dt_max / 32, eps2), NB_EXIT_OK);
+    double last = INFINITY;
+    for (unsigned levels = 1; levels <= 4; levels += 3) {
+        nb_state64_from(&run, &init);
+        const nb_block_params p = {levels, 0.2, 0.01, 0, NB_BLOCK_MARGIN};
+        nb_block_stats stats;
+        ck_assert_int_eq(nb_ref_run_blocks(&run, 2, dt_max, eps2, &p, NULL, &stats), NB_EXIT_OK);
+        double worst = 0.0;
+        for (size_t i = 0; i < 500; ++i)
+            worst = fmax(worst, fabs(run.x[i] - fine.x[i]) + fabs(run.y[i] - fine.y[i]) + fabs(run.z[i] - fine.z[i]));
+        ck_assert_msg(worst < last, "%u levels: %.3e from the finest step, not closer than %.3e", levels, worst, last);
+        last = worst;
+    }
+    nb_state64_free(&fine);
+    nb_state64_free(&run);
+    nb_state_free(&init);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("blocks");
+    TCase *faults = nbt_tcase(s, "planted-faults", 300);
+    tcase_add_test(faults, correct_blocks_pass);
+    tcase_add_loop_test(faults, planted_fault_fails, 0, FAULTS - 1);
+    TCase *reference = nbt_tcase(s, "reference", 120);
+    tcase_add_test(reference, one_level_is_the_contract);
+    tcase_add_test(reference, levels_approach_the_finest_step);
+    return nbt_run(s, CK_FORK);
+}
