@@ -1,12 +1,17 @@
-/* gpus.c: the GPUs here (gpus.h): the probe, or nvidia-smi -L; the SM count of a GPU by its name. */
+/* gpus.c: the GPUs here (gpus.h): the probe, or nvidia-smi -L; the SM count of a GPU by its name, also
+ * from a recorded gpu.csv. */
 #define _GNU_SOURCE /* strcasecmp */
 #include "gpus.h"
 #include "proc.h"
 #include "text.h"
 #include "nbody.h"
+#include "results.h"
+#include "util.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -79,4 +84,44 @@ int sms_of(const gpu_info *g, const char *device)
         if (g->sms[d] > 0 && !strcasecmp(g->name[d], device))
             return g->sms[d];
     return 0;
+}
+
+int read_gpu_info(const char *path, gpu_info *g)
+{
+    memset(g, 0, sizeof *g);
+    textf(g->how, sizeof g->how, "%s", path);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        nb_error("--gpu-info %s: %s", path, strerror(errno));
+        return NB_EXIT_ERROR;
+    }
+    fclose(f);
+    nb_csv c;
+    if (nb_csv_read(path, &c) != NB_EXIT_OK) /* it said why */
+        return NB_EXIT_ERROR;
+    if (nb_csv_column(&c, "name") < 0 || nb_csv_column(&c, "sms") < 0) {
+        nb_error("--gpu-info %s: no columns name and sms (a gpu.csv of report/tools/gpuinfo.cu)", path);
+        nb_csv_free(&c);
+        return NB_EXIT_ERROR;
+    }
+    for (size_t r = 0; r < c.rows; ++r) {
+        const char *name = single_gpu_name(nb_csv_get(&c, r, "name"));
+        const int sms = atoi(nb_csv_get(&c, r, "sms"));
+        if (!name[0] || sms <= 0)
+            continue;
+        int d = 0;
+        while (d < g->count && strcasecmp(g->name[d], name))
+            ++d;
+        if (d == MAX_GPUS)
+            break; /* more names than a gpu_info holds: the first MAX_GPUS are kept */
+        textf(g->name[d], sizeof g->name[d], "%s", name);
+        g->sms[d] = sms;
+        g->count += d == g->count;
+    }
+    nb_csv_free(&c);
+    if (g->count == 0) {
+        nb_error("--gpu-info %s: no GPU with an SM count in it", path);
+        return NB_EXIT_ERROR;
+    }
+    return NB_EXIT_OK;
 }

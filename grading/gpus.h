@@ -19,5 +19,9 @@ void probe_gpus(const char *probe, const char *out_dir, gpu_info *g);
 const char *single_gpu_name(const char *device);
 /* SMs of the GPU called `device`, 0 if unknown. */
 int sms_of(const gpu_info *g, const char *device);
+/* The GPUs a recorded gpu.csv names (report/tools/gpuinfo.cu: columns name and sms; a later row of the
+ * same name replaces an earlier one), for the ceiling where no GPU is here to ask. g->count stays the
+ * number of names: not GPUs here. 0, or 2 (NB_EXIT_ERROR) with one line on stderr. */
+int read_gpu_info(const char *path, gpu_info *g);
 
 #endif

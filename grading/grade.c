@@ -197,6 +197,8 @@ int main(int argc, char **argv)
         nb_error("--plot %s: %s", o->plot_csv, strerror(errno));
         return NB_EXIT_ERROR;
     }
+    if (o->gpu_info && read_gpu_info(o->gpu_info, &g.recorded_gpus) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
     char logs[4300];
     textf(logs, sizeof logs, "%s/logs", o->out);
     if (mkdirs(logs) != NB_EXIT_OK || mkdirs(o->ref_cache) != NB_EXIT_OK)
@@ -224,7 +226,7 @@ int main(int argc, char **argv)
         return NB_EXIT_OK;
     }
     if (o->plot_csv)
-        return draw_ladder(o, &g.gpus, o->plot_csv) == 0 ? NB_EXIT_OK : NB_EXIT_MISMATCH;
+        return draw_ladder(o, &g.gpus, &g.recorded_gpus, o->plot_csv) == 0 ? NB_EXIT_OK : NB_EXIT_MISMATCH;
 
     if (read_registry(o->registry, &g.reg) != NB_EXIT_OK || select_steps(&g.reg, o->steps) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
@@ -303,7 +305,7 @@ int main(int argc, char **argv)
         printf("results: %s (the latest row of every step graded so far), every case's row of this run in %s\n",
                path, checks);
         if (!o->no_timing)
-            draw_ladder(o, &g.gpus, path);
+            draw_ladder(o, &g.gpus, &g.recorded_gpus, path);
     }
     for (size_t k = 0; k < count; ++k)
         free(outs[k].row);

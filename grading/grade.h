@@ -41,6 +41,7 @@ typedef struct grader {
     options o;
     registry reg;
     gpu_info gpus;
+    gpu_info recorded_gpus; /* --gpu-info: SM counts by name for the ladder's ceiling, not GPUs here */
     int have_nvcc, tty;
     check_case *cases;
     size_t case_count;

@@ -31,6 +31,26 @@ static void gp_quote(const char *s, char *out, size_t len)
     out[k] = '\0';
 }
 
+/* Adds `commit` to the list "X, Y" unless it is there; a list too long for `len` ends in ", ...". */
+static void add_commit(const char *commit, char *list, size_t len, size_t *count)
+{
+    if (!commit[0])
+        return;
+    for (const char *p = list; (p = strstr(p, commit)) != NULL; p += strlen(commit))
+        if ((p == list || p[-1] == ' ') && (p[strlen(commit)] == ',' || p[strlen(commit)] == '\0'))
+            return;
+    const size_t used = strlen(list);
+    if (used >= 5 && !strcmp(list + used - 5, ", ..."))
+        return;
+    if (used + strlen(commit) + 2 + 5 >= len) {
+        textf(list + used, len - used, ", ...");
+        ++*count;
+        return;
+    }
+    textf(list + used, len - used, "%s%s", used ? ", " : "", commit);
+    ++*count;
+}
+
 typedef struct bar {
     char id[16], label[80], device[160];
     double gint, clock_mhz, ceiling;  /* ceiling: its own issue bound in G int/s, NAN if unknown */
@@ -39,8 +59,11 @@ typedef struct bar {
 } bar;
 
 /* The issue-bound ceiling of each GPU bar: gpus * SMs * 4 schedulers * 32 lanes * clock / instructions
- * per interaction, from the recorded instruction counts. Returns a note for the plot's subtitle. */
-static void ceilings(const options *o, const gpu_info *gi, bar *bars, size_t count, char *note, size_t len)
+ * per interaction, from the recorded instruction counts; the one formula of the lab (report/query/ceiling.awk
+ * computes the same for the report's tables). SMs: the GPU here, else the recorded gpu.csv (--gpu-info).
+ * Returns a note for the plot's subtitle. */
+static void ceilings(const options *o, const gpu_info *here, const gpu_info *recorded, bar *bars, size_t count,
+                     char *note, size_t len)
 {
     size_t gpu_bars = 0, known = 0;
     for (size_t k = 0; k < count; ++k) {
@@ -77,7 +100,7 @@ static void ceilings(const options *o, const gpu_info *gi, bar *bars, size_t cou
             }
         if (instr <= 0.0)
             continue;
-        const int sms = sms_of(gi, device);
+        const int sms = sms_of(here, device) ? sms_of(here, device) : sms_of(recorded, device);
         if (!sms) {
             sms_missing = 1;
             continue;
@@ -88,7 +111,7 @@ static void ceilings(const options *o, const gpu_info *gi, bar *bars, size_t cou
     nb_csv_free(&ins);
     if (known == 0)
         textf(note, len, "no issue-bound ceiling drawn: %s", sms_missing
-                                                                     ? "the SM count is unknown (no GPU here to ask)"
+                                                                     ? "the SM count is unknown (no GPU here to ask, no --gpu-info)"
                                                                      : "no instruction count recorded for these steps on this GPU");
     else
         textf(note, len, "dashes: each step's issue bound, SMs x 4 x 32 lanes x clock / its instructions per "
@@ -96,7 +119,7 @@ static void ceilings(const options *o, const gpu_info *gi, bar *bars, size_t cou
 }
 
 /* Draw OUT/ladder.png and .svg from a results CSV. 0, or 1 if it could not (with one line saying how). */
-int draw_ladder(const options *o, const gpu_info *gi, const char *csv_path)
+int draw_ladder(const options *o, const gpu_info *here, const gpu_info *recorded, const char *csv_path)
 {
     char dat[4400], vars[4400], png[4400], svg[4400], log[4400];
     textf(dat, sizeof dat, "%s/ladder.dat", o->out);
@@ -117,7 +140,8 @@ int draw_ladder(const options *o, const gpu_info *gi, const char *csv_path)
     bar *bars = (bar *)calloc(c.rows + 1, sizeof(bar));
     size_t count = 0;
     const char *base = NULL;
-    char cpu_dev[160] = "", gpu_dev[160] = "", bodies[32] = "", systems[32] = "", commit[64] = "";
+    char cpu_dev[160] = "", gpu_dev[160] = "", bodies[32] = "", systems[32] = "", commits[160] = "";
+    size_t commit_count = 0, grade_rows = 0; /* grade_rows: rows that make grade wrote (tag grade-ladder) */
     double clock = 0.0;
     for (size_t r = 0; bars && r < c.rows; ++r) {
         const double gint = cell_num(&c, r, "ginteractions_s");
@@ -140,8 +164,9 @@ int draw_ladder(const options *o, const gpu_info *gi, const char *csv_path)
         if (r == 0 || !bodies[0]) {
             textf(bodies, sizeof bodies, "%s", nb_csv_get(&c, r, "bodies"));
             textf(systems, sizeof systems, "%s", nb_csv_get(&c, r, "systems"));
-            textf(commit, sizeof commit, "%s", nb_csv_get(&c, r, "commit"));
         }
+        add_commit(nb_csv_get(&c, r, "commit"), commits, sizeof commits, &commit_count);
+        grade_rows += !strcmp(nb_csv_get(&c, r, "tag"), "grade-ladder");
         if (!strcmp(b->id, "00"))
             base = b->id;
     }
@@ -152,7 +177,7 @@ int draw_ladder(const options *o, const gpu_info *gi, const char *csv_path)
         return 1;
     }
     char note[400];
-    ceilings(o, gi, bars, count, note, sizeof note);
+    ceilings(o, here, recorded, bars, count, note, sizeof note);
     double base_gint = 0.0, lo = INFINITY, hi = 0.0, roof = 0.0;
     for (size_t k = 0; k < count; ++k) {
         if (base && !strcmp(bars[k].id, "00"))
@@ -189,8 +214,12 @@ int draw_ladder(const options *o, const gpu_info *gi, const char *csv_path)
     fclose(f);
 
     char title[400], sub[800], q1[800], q2[1600], devices[400];
-    textf(title, sizeof title, "The N-body ladder: N = %s, S = %s (make grade%s%s)", bodies, systems,
-          commit[0] ? ", commit " : "", commit);
+    /* Where the rows came from, by their tags (timed_run.c tags make grade's, the sweeps tag theirs
+     * "ladder") and their commits: a CSV assembled from recordings must not pass for one grade. */
+    const char *source = grade_rows == count ? "make grade" : grade_rows ? "make grade and recorded sweeps"
+                                                                          : "recorded sweeps";
+    textf(title, sizeof title, "The N-body ladder: N = %s, S = %s (%s%s%s)", bodies, systems, source,
+          commit_count == 0 ? "" : commit_count == 1 ? ", commit " : ", commits ", commits);
     if (gpu_dev[0] && clock > 0.0)
         textf(devices, sizeof devices, "CPU: %s   GPU: %s at %.0f MHz (measured)", cpu_dev[0] ? cpu_dev : "-",
                  gpu_dev, clock);

@@ -5,7 +5,8 @@
 #include "gpus.h"
 #include "options.h"
 
-/* OUT/ladder.png and .svg from a results CSV. 0, or 1 if it could not (with one line saying how). */
-int draw_ladder(const options *o, const gpu_info *gi, const char *csv_path);
+/* OUT/ladder.png and .svg from a results CSV. SM counts: the GPUs here, else those recorded (--gpu-info;
+ * none: count 0). 0, or 1 if it could not (with one line saying how). */
+int draw_ladder(const options *o, const gpu_info *here, const gpu_info *recorded, const char *csv_path);
 
 #endif

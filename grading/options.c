@@ -5,6 +5,7 @@
 #include "text.h"
 #include "cli.h"
 #include "nbody.h"
+#include "results.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -56,7 +57,10 @@ static void usage(FILE *f)
             "      --gnuplot-script F  the ladder's gnuplot script (default grading/ladder_plot.gp)\n"
             "      --instructions F    recorded instructions per interaction, for the ceiling line\n"
             "                          (default report/data/instructions.csv)\n"
-            "      --plot CSV          only draw the ladder from a results CSV written by grade\n"
+            "      --gpu-info F        a recorded gpu.csv (report/tools/gpuinfo.cu: name, sms): the SM count\n"
+            "                          of the ceiling line for a GPU the probe does not find here\n"
+            "      --plot CSV          only draw the ladder from a results CSV (grade's header, common/results.h)\n"
+            "      --results-header    only print that header, the columns --plot reads\n"
             "      --count-gpus        only print how many GPUs the probe finds\n"
             "  -h, --help              this help\n"
             "\n"
@@ -106,7 +110,7 @@ int parse_args(int argc, char **argv, options *o)
     static char default_cache[4200];
     enum { O_STEPS = 256, O_REGISTRY, O_BUILD, O_MAKE, O_NVCC, O_BINARY, O_LABEL, O_CHECK_N, O_REF_CACHE, O_JOBS,
            O_TIMEOUT, O_BODIES, O_SYSTEMS, O_GPU_STEPS, O_CPU_STEPS, O_REPEAT, O_NO_TIMING, O_OUT, O_PROBE,
-           O_GP, O_INSTR, O_PLOT, O_COUNT, O_RACE, O_SANDBOX, O_HIDE };
+           O_GP, O_INSTR, O_PLOT, O_COUNT, O_RACE, O_SANDBOX, O_HIDE, O_GPU_INFO, O_HEADER };
     static const struct option longs[] = {
         {"steps", required_argument, 0, O_STEPS}, {"registry", required_argument, 0, O_REGISTRY},
         {"build", required_argument, 0, O_BUILD}, {"make", required_argument, 0, O_MAKE},
@@ -121,6 +125,7 @@ int parse_args(int argc, char **argv, options *o)
         {"instructions", required_argument, 0, O_INSTR}, {"plot", required_argument, 0, O_PLOT},
         {"count-gpus", no_argument, 0, O_COUNT}, {"race-binary", required_argument, 0, O_RACE},
         {"sandbox", required_argument, 0, O_SANDBOX}, {"sandbox-hide", required_argument, 0, O_HIDE},
+        {"gpu-info", required_argument, 0, O_GPU_INFO}, {"results-header", no_argument, 0, O_HEADER},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->registry = "steps.list";
@@ -168,6 +173,8 @@ int parse_args(int argc, char **argv, options *o)
         case O_INSTR: o->instructions = optarg; break;
         case O_PLOT: o->plot_csv = optarg; break;
         case O_COUNT: o->count_gpus = 1; break;
+        case O_GPU_INFO: o->gpu_info = optarg; break;
+        case O_HEADER: printf("%s\n", NB_RESULTS_HEADER); return NB_EXIT_OK;
         case O_SANDBOX:
             o->sandbox = optarg;
             if (strcmp(optarg, "auto") && strcmp(optarg, "require") && strcmp(optarg, "off")) {

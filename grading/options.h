@@ -9,7 +9,7 @@
 
 typedef struct options {
     const char *registry, *build, *out, *ref_cache, *make, *nvcc, *steps, *binary, *label, *race_binary;
-    const char *probe, *gnuplot_script, *instructions, *plot_csv;
+    const char *probe, *gnuplot_script, *instructions, *plot_csv, *gpu_info;
     uint64_t check_n[MAX_CHECK_N];
     size_t check_n_count;
     uint64_t bodies, systems, gpu_steps, cpu_steps, repeat, jobs;

@@ -33,8 +33,9 @@ report: $(REPORT_TOOLS)                              ## measure every sweep here
 	MAKEFLAGS= MAKELEVEL= BUILD='$(BUILD)' bash report/sweeps/measure.sh "$$out" $(PHASES)
 	@$(MAKE) --no-print-directory figures
 
-figures: $(BUILD)/.deps-gnuplot                       ## draw the figures and tables from the recorded CSVs (no GPU)
-	@bash report/plots/figures.sh
+# The grader draws the ladder figure (report/plots/figures.sh): one drawer for make grade and the report.
+figures: $(BUILD)/.deps-gnuplot $(GRADER)             ## draw the figures and tables from the recorded CSVs (no GPU)
+	@BUILD='$(BUILD)' GRADER='$(GRADER)' bash report/plots/figures.sh
 
 cpu-peer:                                            ## [instructors] step01 side by side with report/tools/peer-soa.c here: build/cpu-peer/cpu-peer.csv
 	@MAKEFLAGS= MAKELEVEL= BUILD='$(BUILD)' bash report/sweeps/cpu-peer.sh '$(CPU_PEER_OUT)'

@@ -162,6 +162,10 @@ test-lessons:  ## a lesson's prose quotes its generated blocks' numbers marked, 
 test-registry:  ## steps.list is read by column name: a new column changes nothing the shell or make reads (tests/registry-check.sh)
 	@bash tests/registry-check.sh
 
+.PHONY: test-ladder
+test-ladder: $(GRADER)  ## the grader draws the ladder from a CSV of recorded rows, its ceiling from a recorded gpu.csv (tests/ladder-check.sh)
+	@bash tests/ladder-check.sh $(GRADER) $(TEST_DIR)/ladder
+
 .PHONY: test-floors
 test-floors:  ## the grader's includes stand on floors (grading/floors.sh), and common/ includes nothing above it
 	@bash grading/floors.sh
@@ -176,7 +180,7 @@ test-answers:  ## [instructors] the instructors' worked answers that are code or
 
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
 # test-answers (tests/answers.sh) is the instructors' and not in a handout.
-TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-floors test-tools \
+TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-floors test-tools test-ladder \
   $(if $(wildcard tests/answers.sh),test-answers)
 # Its last line is the verdict, "N passed, N failed, N skipped" (tests/all.sh); the compilers' command
 # lines show with V=1 only.

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # figures.sh [NAME...]: draw the report's figures from the recorded data (report/data), then rewrite
 # the generated tables of report/REPORT.md and README.md (report/tables/tables.sh). No GPU, no runs:
-# gnuplot reads the CSVs. Each report/plots/NAME.gp gives report/figures/NAME.png and NAME.pdf (or .svg).
-# Default: every report/plots/*.gp but movie.gp (make movie draws that one from a fresh run).
+# gnuplot reads the CSVs. Each report/plots/NAME.gp gives report/figures/NAME.png and NAME.pdf (or .svg);
+# the figure "ladder" is the grader's own (grading/ladder_plot.c, ladder.png and ladder.svg), drawn from one
+# results CSV assembled here from the recordings (draw_ladder below; GRADER: the grader, built by make figures).
+# Default: every report/plots/*.gp but movie.gp (make movie draws that one from a fresh run), and ladder.
 set -u -o pipefail
 cd "$(dirname "$0")/../.." || exit 2
 data=${REPORT_DATA:-report/data}
 figdir=${REPORT_FIGURES:-report/figures}
+build=${BUILD:-build}
+grader=${GRADER:-$build/grading/grade}
 
 if ! command -v gnuplot >/dev/null 2>&1; then
     echo "figures: gnuplot is not installed; 'bash common/deps.sh gnuplot' installs it or prints the command" >&2
@@ -18,6 +22,45 @@ tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 . common/steps.sh
 registry_ids id folder > "$tmp/registry.tsv" || exit 2
+
+# The ladder by the grader's drawer, so that `make grade` and the report draw one figure with one speedup
+# and one ceiling formula. Its inputs are kept in $build/report/ (their paths show in the figure):
+#   ladder.csv        the results CSV (the grader's header): of each step the latest recording's row of tag
+#                     ladder or grade-ladder at N = 65536; a column an older recording lacks is empty
+#   instructions.csv  every recorded instructions.csv, oldest first (the drawer keeps a step's last row)
+#   gpu.csv           every recorded gpu.csv: the SM counts, for the ceiling without a GPU here
+draw_ladder() {
+    local in=$build/report out=$build/report/ladder src ins gpus
+    [ -x "$grader" ] || { echo "figures: ladder: no grader at $grader (make $grader builds it)" >&2; return 1; }
+    mkdir -p "$in" "$out" || return 1
+    src=$(bash report/query/recordings.sh "$data" ladder-cpu.csv grade-ladder.csv ladder.csv)
+    [ -n "$src" ] || { echo "figures: ladder: no recorded ladder rows in $data (make report records them)" >&2; return 1; }
+    "$grader" --results-header > "$in/ladder.csv" || return 1
+    # shellcheck disable=SC2086 # $src: file names without spaces (recordings.sh)
+    awk -f report/query/pick.awk -v cols="$(cat "$in/ladder.csv")" -v where='tag~^(grade-)?ladder$;bodies=65536' \
+        -v need=kernel_s -v key=step -v absent=empty $src | sort -t, -k1,1 >> "$in/ladder.csv" || return 1
+    local args=(--plot "$in/ladder.csv" --out "$out")
+    ins=$(bash report/query/recordings.sh "$data" instructions.csv)
+    if [ -n "$ins" ]; then
+        # shellcheck disable=SC2086
+        awk -f report/query/pick.awk -v header=1 -v absent=empty \
+            -v cols=step,name,build,instructions_per_interaction,method,device,date,commit $ins > "$in/instructions.csv" || return 1
+        args+=(--instructions "$in/instructions.csv")
+    fi
+    gpus=$(bash report/query/recordings.sh "$data" gpu.csv)
+    if [ -n "$gpus" ]; then
+        # shellcheck disable=SC2086
+        awk -f report/query/pick.awk -v header=1 -v cols=name,sms $gpus > "$in/gpu.csv" || return 1
+        args+=(--gpu-info "$in/gpu.csv")
+    fi
+    if ! "$grader" "${args[@]}" > "$out/grade.log" 2>&1; then
+        echo "figures: ladder: $grader ${args[*]} failed:" >&2
+        sed 's/^/    /' "$out/grade.log" >&2
+        return 1
+    fi
+    cp "$out/ladder.png" "$out/ladder.svg" "$figdir/" || return 1
+    echo "    $figdir/ladder.png and ladder.svg from $in/ladder.csv ($(($(wc -l < "$in/ladder.csv") - 1)) rows)"
+}
 
 # The terminals this gnuplot has: cairo where it can, libgd or SVG where not.
 terms=$(gnuplot -e 'set terminal' 2>&1 </dev/null)
@@ -40,6 +83,7 @@ else
         case $n in lib | movie) continue ;; esac
         names+=("$n")
     done
+    names+=(ladder)
 fi
 
 total=${#names[@]}
@@ -47,6 +91,11 @@ i=0
 failed=0
 for n in "${names[@]}"; do
     i=$((i + 1))
+    if [ "$n" = ladder ]; then
+        printf 'figures: [%d/%d] %s (the grader: %s)\n' "$i" "$total" "$n" "$grader"
+        draw_ladder || failed=$((failed + 1))
+        continue
+    fi
     gp=report/plots/$n.gp
     [ -f "$gp" ] || { echo "figures: no $gp" >&2; failed=$((failed + 1)); continue; }
     printf 'figures: [%d/%d] %s\n' "$i" "$total" "$n"

@@ -5,8 +5,9 @@
 # ceiling (G interactions/s) = GPUs x SMs x 4 schedulers x 32 lanes x SM clock / instructions per
 # interaction: a kernel that issues one instruction per scheduler per clock and executes I
 # thread-instructions per interaction can do no better. GPUs: the row's gpus column, those the run used
-# (1 if empty), because its rate counts the interactions of all of them (grading/ladder_plot.c draws
-# the same bound). SMs from gpu.csv (report/tools/gpuinfo.cu), instructions per interaction
+# (1 if empty), because its rate counts the interactions of all of them. It is the same formula as the one
+# the ladder figure draws, grading/ladder_plot.c (ceilings()), the one drawn: change both together
+# (tests/ladder-check.sh checks they agree). SMs from gpu.csv (report/tools/gpuinfo.cu), instructions per interaction
 # from instructions.csv (ncu, recorded on the GPU), the clock and the rate from each results row
 # (clock_mhz: the SM clock measured right after the timed loop; only GPU rows have one). All three
 # are matched by device name (a row's "2x NVIDIA H200" as "NVIDIA H200"), so a count recorded on one

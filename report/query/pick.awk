@@ -1,7 +1,7 @@
 # pick.awk: select rows and columns of CSV files by column name (the figures' and tables' one filter).
 #
 #   awk -f report/query/pick.awk -v cols=step,bodies,ginteractions_s [-v where='tag=ladder;step!=00']
-#       [-v need=ginteractions_s] [-v key=step,build] [-v header=1] [-v sep=,] FILE...
+#       [-v need=ginteractions_s] [-v key=step,build] [-v header=1] [-v sep=,] [-v absent=empty] FILE...
 #
 # where  conditions joined by ';': col=value, col!=value, col~regex, col!~regex (all must hold)
 # need   columns that must not be empty (rows without a measurement are dropped)
@@ -10,7 +10,8 @@
 # Each file has its own header line, so files with the same columns in another order mix safely.
 # A column that a file lacks reads as empty; "config.KEY" reads KEY=value out of column config;
 # "_recording" is the name of the folder the row's file is in (report/data/<recording>/FILE).
-# A column in cols that no file has is an error (exit 2).
+# A column in cols that no file has is an error (exit 2), unless absent=empty: then it reads as empty too
+# (to write a fixed header, e.g. the results CSV's, from recordings older than some of its columns).
 BEGIN {
     FS = ","
     if (sep == "") sep = ","
@@ -71,7 +72,7 @@ function field(name,    b, k, nw, w, i) {
 END {
     if (bad) exit 2
     for (i = 1; i <= ncols; ++i)
-        if (!(want[i] in known) && NR > 0) { print "pick.awk: no column '" want[i] "' in " FILENAME > "/dev/stderr"; exit 2 }
+        if (!(want[i] in known) && NR > 0 && absent != "empty") { print "pick.awk: no column '" want[i] "' in " FILENAME > "/dev/stderr"; exit 2 }
     if (header) { line = ""; for (i = 1; i <= ncols; ++i) line = line (i > 1 ? sep : "") want[i]; print line }
     for (i = 1; i <= norder; ++i) print out[order[i]]
 }

@@ -418,6 +418,7 @@ case_ S4 bad tests/hardening/run.sh "hardening/run.sh with a bad --timeout" --ti
 case_ S5 bad grader "the grader, an unknown option" --bogus
 case_ S6 bad grader "the grader, zero bodies" --bodies 0
 case_ S7 bad grader "the grader, --plot of a missing CSV" --plot missing.csv --out @folder
+case_ S16 bad grader "the grader, --gpu-info of a missing file" --gpu-info missing.csv --count-gpus --out @folder
 case_ S8 bad report/sweeps/gpu-run.sh "gpu-run.sh without a folder"
 case_ S9 bad tests/run.sh "tests/run.sh without a folder"
 case_ S10 bad report/sweeps/measure.sh "measure.sh with an unknown option" --bogus
