@@ -424,14 +424,37 @@ static int timed_call(harness *h, nb_state *state, uint64_t steps, int snapshots
     return rc;
 }
 
+/* Whether the run takes block steps: a block_steps step with --levels > 1. */
+static int block_run(const harness *h)
+{
+    return (h->features & NB_FEATURE_BLOCK_STEPS) && h->run.extra.levels > 1;
+}
+
 /* Whether a timed call of `steps` steps is checked against the fp64 reference: up to a simulated time
- * of NB_TIMED_CHECK_TIME, and S*N^2*steps of NB_TIMED_CHECK_PAIRS with --validate auto. */
+ * of NB_TIMED_CHECK_TIME, and S*N^2*steps of NB_TIMED_CHECK_PAIRS with --validate auto (block steps:
+ * NB_TIMED_BLOCK_PAIRS, their substeps' forces on top). */
 static int timed_checkable(const harness *h, uint64_t steps)
 {
     const nb_options *o = &h->o;
+    const uint64_t limit = block_run(h) ? NB_TIMED_BLOCK_PAIRS : NB_TIMED_CHECK_PAIRS;
     return steps > 0 && (double)steps * o->dt <= NB_TIMED_CHECK_TIME &&
            (o->validate == NB_VALIDATE_FULL ||
-            (o->validate == NB_VALIDATE_AUTO && pairs_of(&h->initial, steps) <= NB_TIMED_CHECK_PAIRS));
+            (o->validate == NB_VALIDATE_AUTO && pairs_of(&h->initial, steps) <= limit));
+}
+
+/* The fp64 state a timed call of `steps` steps must end near: the contract's run (cached), or with
+ * block steps the fp64 run of the scheme (not cached: it is recomputed). */
+static int timed_reference(harness *h, uint64_t steps, const nb_state64 *from, uint64_t from_steps, nb_state64 *ref)
+{
+    if (!block_run(h))
+        return nb_reference_state(&h->problem, steps, h->o.dt, from, from_steps, ref);
+    const nb_block_params p = {h->run.extra.levels, h->run.extra.eta, sqrt((double)h->run.eps2), 0, NB_BLOCK_MARGIN};
+    nb_block_stats stats;
+    if (nb_state64_alloc(ref, h->initial.systems, h->initial.bodies) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    nb_state64_from(ref, &h->initial);
+    nb_progress("fp64 block-step run of the timed problem");
+    return nb_ref_run_blocks(ref, steps, (double)h->run.dt, h->eps2, &p, NULL, &stats);
 }
 
 /* The check of one timed call's final state (mapped back) against the reference of its run. */
@@ -796,9 +819,9 @@ static int run_main(int argc, char **argv)
     const int difference = NB_STEP_GPU && k > 0 && !o->snapshot_dir && !o->timing_call && checkable == check_k;
     static nb_state64 ref_k, ref_2k;
     if (check_k) {
-        if ((rc = nb_reference_state(&h.problem, k, o->dt, NULL, 0, &ref_k)) != NB_EXIT_OK)
+        if ((rc = timed_reference(&h, k, NULL, 0, &ref_k)) != NB_EXIT_OK)
             return rc;
-        if (difference && (rc = nb_reference_state(&h.problem, 2 * k, o->dt, &ref_k, k, &ref_2k)) != NB_EXIT_OK)
+        if (difference && (rc = timed_reference(&h, 2 * k, &ref_k, k, &ref_2k)) != NB_EXIT_OK)
             return rc;
         for (int pass = 0; pass < 1 + difference; ++pass) {
             const nb_state64 *ref = pass ? &ref_2k : &ref_k;

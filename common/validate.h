@@ -38,6 +38,7 @@ double nb_tol_acc_rms(size_t bodies);
 #define NB_TOL_BLOCK_STATE 1e-4
 #define NB_TOL_BLOCK_ENERGY 1e-5
 #define NB_BLOCK_MARGIN 1e-3
+#define NB_TIMED_BLOCK_PAIRS ((uint64_t)1 << 33) /* S*N^2*steps up to which a timed block-step run is checked */
 
 /* The tolerance class `tree` (steps.list): an approximation with opening angle theta > 0 is held to its
  * own limits, calibrated in common/README.md ("Tree codes"): the rms and the worst body's relative

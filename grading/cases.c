@@ -40,14 +40,22 @@ void make_cases(grader *g)
                 const uint64_t n = o->check_n[a], s = check_systems[b];
                 if (s * n * n > FULL_PAIRS_LIMIT && p != b)
                     continue;
-                g->cases[g->case_count++] = (check_case){n, s, pair_model[p], pair_masses[p]};
+                g->cases[g->case_count++] = (check_case){n, s, pair_model[p], pair_masses[p], 0};
             }
 }
 
+/* A block_steps step's own cases, after the others: a concentrated model, whose bodies spread over the
+ * levels (the judge's block-step check, common/README.md "Block steps"). */
+static const check_case block_cases[] = {{1000, 1, "hernquist", "equal", 4}, {4099, 3, "hernquist", "random", 6}};
+#define BLOCK_CASES (sizeof block_cases / sizeof block_cases[0])
+
 static void case_name(const check_case *c, char *out, size_t len)
 {
-    textf(out, len, "N=%llu S=%llu %s/%s", (unsigned long long)c->bodies, (unsigned long long)c->systems,
-             c->model, c->masses);
+    char levels[32] = "";
+    if (c->levels > 1)
+        textf(levels, sizeof levels, " levels %u", c->levels);
+    textf(out, len, "N=%llu S=%llu %s/%s%s", (unsigned long long)c->bodies, (unsigned long long)c->systems,
+             c->model, c->masses, levels);
 }
 
 /* The cases that `todo` marks (all `count` if NULL), `jobs` at a time, in order of size; with `stop`, the first
@@ -80,8 +88,8 @@ static void run_cases(grader *g, outcome *out, const char *logdir, const char *b
             slot *sl = &slots[k];
             sl->index = next++;
             char tag[96];
-            textf(tag, sizeof tag, "n%llu-s%llu-%s-%s", (unsigned long long)c->bodies,
-                     (unsigned long long)c->systems, c->model, c->masses);
+            textf(tag, sizeof tag, "n%llu-s%llu-%s-%s%s", (unsigned long long)c->bodies,
+                     (unsigned long long)c->systems, c->model, c->masses, c->levels > 1 ? "-levels" : "");
             textf(sl->log, sizeof sl->log, "%s/check-%s.log", logdir, tag);
             textf(sl->csv, sizeof sl->csv, "%s/check-%s.csv", logdir, tag);
             unlink(sl->csv);
@@ -91,7 +99,14 @@ static void run_cases(grader *g, outcome *out, const char *logdir, const char *b
             char *argv[32] = {(char *)bin, "-q", "--validate-only", "--ref-cache", (char *)o->ref_cache, "--csv",
                               sl->csv, "--tag", "grade-check", "-n", n, "-S", s, "--model", (char *)c->model,
                               "--masses", (char *)c->masses};
-            sandbox_words(o, argv, 17);
+            char levels[16];
+            size_t words = 17;
+            if (c->levels > 1) {
+                textf(levels, sizeof levels, "%u", c->levels);
+                argv[words++] = "--levels";
+                argv[words++] = levels;
+            }
+            sandbox_words(o, argv, words);
             if (spawn(argv, sl->log, &jobs[k]) != NB_EXIT_OK)
                 nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
             ++running;
@@ -135,7 +150,8 @@ static void run_cases(grader *g, outcome *out, const char *logdir, const char *b
  * then the likely cause. */
 void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
 {
-    const size_t room = g->case_count + 2; /* the cases, and the diagnostic set's extra ones */
+    const size_t blocks = (out->s->features & NB_FEATURE_BLOCK_STEPS) ? BLOCK_CASES : 0;
+    const size_t room = g->case_count + blocks + 2; /* the cases, the block cases, the diagnostic set's extras */
     check_case *cases = (check_case *)calloc(room, sizeof(check_case));
     case_result *res = (case_result *)calloc(room, sizeof(case_result));
     unsigned char *todo = (unsigned char *)calloc(room, 1);
@@ -145,18 +161,19 @@ void run_checks(grader *g, outcome *out, const char *logdir, const char *bin)
         memcpy(cases, g->cases, g->case_count * sizeof(check_case));
     size_t first_failure = (size_t)-1;
     char *fail_row = NULL;
-    run_cases(g, out, logdir, bin, cases, g->case_count, NULL, 1, res, &first_failure, &fail_row);
-    out->cases = g->case_count;
+    memcpy(cases + g->case_count, block_cases, blocks * sizeof(check_case));
+    run_cases(g, out, logdir, bin, cases, g->case_count + blocks, NULL, 1, res, &first_failure, &fail_row);
+    out->cases = g->case_count + blocks;
     /* The failure's signature needs every N at both S: only a mismatch has one (a crash, an error or a
      * timeout says why itself, and would only repeat). */
-    if (first_failure != (size_t)-1 && res[first_failure].mismatch) {
+    if (first_failure < g->case_count && res[first_failure].mismatch) { /* the block cases have no signature */
         const size_t extras = diagnostic_set(cases, g->case_count, FULL_PAIRS_LIMIT, todo, cases + g->case_count);
         for (size_t k = 0; k < g->case_count; ++k)
             todo[k] = todo[k] && !res[k].ran;
         for (size_t e = 0; e < extras; ++e)
             todo[g->case_count + e] = 1;
         run_cases(g, out, logdir, bin, cases, g->case_count + extras, todo, 0, res, &first_failure, &fail_row);
-        out->cases += extras;
+        out->cases = g->case_count + extras;
         name_cause(cases, res, g->case_count + extras, out);
     }
     if (first_failure != (size_t)-1) {

@@ -40,7 +40,7 @@ size_t diagnostic_set(const check_case *cases, size_t count, uint64_t limit, uns
         for (size_t e = 0; e < extras; ++e)
             seen |= extra[e].systems == cases[k].systems;
         if (!seen)
-            extra[extras++] = (check_case){power, cases[k].systems, "plummer", "equal"};
+            extra[extras++] = (check_case){power, cases[k].systems, "plummer", "equal", 0};
     }
     return extras;
 }

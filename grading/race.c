@@ -101,7 +101,7 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
     progress(g->tty, "  %s %s: race check: 1 thread against %u, the -O0 build, N=1000 S=3, 4 steps", s->id, out->name,
              many);
     ++out->cases;
-    const check_case race_case = {1000, 3, "plummer", "random"};
+    const check_case race_case = {1000, 3, "plummer", "random", 0};
     char why[600];
     if (!race_run(g, bin, 1, one, log1, why, sizeof why) || !race_run(g, bin, many, lots, logn, why, sizeof why)) {
         out->v = V_FAIL;

@@ -13,6 +13,7 @@
 typedef struct check_case {
     uint64_t bodies, systems;
     const char *model, *masses;
+    unsigned levels; /* > 1: a block-step case (--levels), for a step with the block_steps feature */
 } check_case;
 
 /* Row r of a CSV, its cells joined by commas (the format has no quoting); NULL when out of memory. */

@@ -85,7 +85,7 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
         textf(out->failed_case, sizeof out->failed_case, "ladder N=%s S=%s", n, s);
         textf(out->reason, sizeof out->reason, "ladder run N=%s S=%s: %s", n, s, why);
         textf(out->log, sizeof out->log, "%s", log);
-        const check_case ladder = {o->bodies, o->systems, "plummer", "equal"};
+        const check_case ladder = {o->bodies, o->systems, "plummer", "equal", 0};
         out->row = row ? row : synthetic_row(out->s->id, out->name, &ladder);
         progress(g->tty, "  %s %s: timing FAIL (%.1f s)", out->s->id, out->name, res.seconds);
         return;
