@@ -77,7 +77,7 @@ grade: $(GRADER)           ## check and time every step (STEP=NN or STEPS="00 01
 grade-plot: $(GRADER)      ## redraw the ladder from the last grade's results.csv (e.g. after installing gnuplot)
 	+@$(grade_gnuplot) $(grade_probe) $(GRADER) --out '$(GRADE_DIR)' --probe '$(GPU_PROBE)' --plot '$(GRADE_DIR)/results.csv'
 
-grade-selftest: $(GRADER)  ## [instructors] show the grader FAILs broken copies of step00 (and step03, step12 on a GPU), and the cheats
+grade-selftest: $(GRADER)  ## [instructors] show the grader FAILs broken copies of step00 (and step03, step12, step13 on a GPU), and the cheats
 	+@$(grade_bwrap) $(grade_probe) $(GRADE_PATH) MAKE='$(MAKE)' BUILD='$(BUILD)' GRADER='$(GRADER)' GPU_PROBE='$(GPU_PROBE)' NVCC='$(NVCC)' \
 	  GRADE_JOBS='$(GRADE_JOBS)' GRADE_TIMEOUT='$(GRADE_TIMEOUT)' GRADE_CHECK_N='$(GRADE_CHECK_N)' \
 	  bash grading/selftest.sh
