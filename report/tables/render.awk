@@ -135,10 +135,11 @@ END { if (table == "streams") {
 # ---- scaling: tag, systems, bodies, gpus, time loop, G int/s; against the same run on 1 GPU -----------
 table == "scaling" { rr[++n] = $0; if ($4 == 1) base[$1, $2, $3] = $5 }
 END { if (table == "scaling") {
-    print "| split | systems × bodies | GPUs | time loop (ms) | G interactions/s | speedup | efficiency |"
+    print "| step, split | systems × bodies | GPUs | time loop (ms) | G interactions/s | speedup | efficiency |"
     print "|---|---|--:|--:|--:|--:|--:|"
     for (i = 1; i <= n; ++i) { split(rr[i], f, ","); b = base[f[1], f[2], f[3]]
-        printf "| %s | %s × %s | %s | %.4g | %.4g | %s | %s |\n", substr(f[1], 9), f[2], f[3], f[4], 1e3 * f[5], f[6],
+        split_of = substr(f[1], 9); split_of = (split_of ~ /^mpi-/) ? "step11 (ranks), " substr(split_of, 5) : "step08, " split_of
+        printf "| %s | %s × %s | %s | %.4g | %.4g | %s | %s |\n", split_of, f[2], f[3], f[4], 1e3 * f[5], f[6],
             (b > 0) ? sprintf("%.2f×", b / f[5]) : "", (b > 0) ? sprintf("%.0f%%", 100 * b / f[5] / f[4]) : "" } } }
 
 # ---- physics: label, bodies, dt, step, time, energy error, unsynchronised, momentum drift, virial ratio
