@@ -174,7 +174,7 @@ static void grade_step(grader *g, outcome *out)
     out->seconds = nb_now() - t0;
     progress_end(g->tty);
     if (out->v == V_PASS)
-        printf("  %s %s: PASS, %zu check cases%s (%.1f s)\n", s->id, out->name, g->case_count,
+        printf("  %s %s: PASS, %zu check cases%s (%.1f s)\n", s->id, out->name, (size_t)out->cases,
                out->timed ? " and the ladder run" : "", out->seconds);
     else
         printf("  %s %s: FAIL (%.1f s)\n    %s\n%s%s%s", s->id, out->name, out->seconds, out->reason,
