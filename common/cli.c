@@ -78,7 +78,7 @@ int nb_parse_double(const char *text, const char *option, double min, double max
     return NB_EXIT_OK;
 }
 
-static void usage(FILE *f, const nb_step_facts *step)
+static void usage(FILE *f, const nb_step_facts *facts)
 {
     fprintf(f,
             "Usage: %s [OPTION]...\n"
@@ -121,11 +121,11 @@ static void usage(FILE *f, const nb_step_facts *step)
             "      --sandbox-hide DIR  a folder the worker must not see (up to 4)\n"
             "      --timing HOW        k-2k (default on a GPU: a call of 2k steps less one of k) or call (each\n"
             "                          repeat one call of k steps, whole: for a profiler, which counts every step)\n",
-            step->name, step->summary, step->name);
-    const unsigned k = step->features;
-    if (step->gpu || k || step->ranks) {
+            facts->name, facts->summary, facts->name);
+    const unsigned k = facts->features;
+    if (facts->gpu || k || facts->ranks) {
         fprintf(f, "\nThis step's own\n");
-        if (step->gpu)
+        if (facts->gpu)
             fprintf(f, "      --block B           threads per block (default: the step's own)\n");
         if (k & NB_FEATURE_MULTI_GPU)
             fprintf(f, "      --gpus G            GPUs to use (default: all)\n");
@@ -136,8 +136,8 @@ static void usage(FILE *f, const nb_step_facts *step)
                        "                          (each GPU a slice of every system's bodies; positions exchanged)\n");
         if (k & NB_FEATURE_DETERMINISTIC)
             fprintf(f, "      --deterministic     sum the forces in a fixed order (bit-identical runs, slower)\n");
-        if (step->ranks)
-            fprintf(f, "      --ranks R           MPI ranks the worker runs as (default %u; one per GPU)\n", step->ranks);
+        if (facts->ranks)
+            fprintf(f, "      --ranks R           MPI ranks the worker runs as (default %u; one per GPU)\n", facts->ranks);
         if (k & NB_FEATURE_THETA)
             fprintf(f, "      --theta T           opening angle, 0 <= T <= 2 (default %g; 0 = every cell opened)\n",
                     (double)NB_THETA_DEFAULT);
@@ -173,7 +173,7 @@ static int check_tag(const char *tag)
     return NB_EXIT_OK;
 }
 
-int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *step)
+int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *facts)
 {
     memset(o, 0, sizeof *o);
     o->bodies = 16384;
@@ -376,8 +376,8 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *ste
             }
             break;
         }
-        case 'h': usage(stdout, step); return NB_EXIT_OK;
-        case 'V': printf("%s %s (commit %s)\n", step->name, NB_VERSION, NB_COMMIT); return NB_EXIT_OK;
+        case 'h': usage(stdout, facts); return NB_EXIT_OK;
+        case 'V': printf("%s %s (commit %s)\n", facts->name, NB_VERSION, NB_COMMIT); return NB_EXIT_OK;
         case ':':
             nb_error("option %s needs a value (see --help)", argv[optind - 1]);
             return NB_EXIT_ERROR;

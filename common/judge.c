@@ -770,24 +770,24 @@ static int run_main(int argc, char **argv)
     /* Correct first. */
     nb_check check;
     nb_check_init(&check);
-    const char *verdict = "UNCHECKED";
+    const char *validation = "UNCHECKED";
     if (o->validate != NB_VALIDATE_OFF) {
         if ((rc = validate(&h, &check)) != NB_EXIT_OK)
             return rc;
         const int passed = nb_check_passed(&check);
-        verdict = passed ? "PASS" : "FAIL";
+        validation = passed ? "PASS" : "FAIL";
         if (!o->quiet || !passed) {
             FILE *out = passed ? stdout : stderr;
             if (o->quiet)
                 fprintf(out, "%s: validation FAIL\n", NB_STEP_NAME);
             nb_check_print(out, &check, init->bodies);
             if (!o->quiet)
-                fprintf(out, "  validation %s%s\n", verdict,
+                fprintf(out, "  validation %s%s\n", validation,
                         check.state_done ? "" : " (state check skipped at this size: accelerations only)");
         }
         if (!passed || o->validate_only) {
             nb_worker_stop(&h.checker);
-            if (record_row(&h, &check, verdict, NULL, NULL) != NB_EXIT_OK)
+            if (record_row(&h, &check, validation, NULL, NULL) != NB_EXIT_OK)
                 return NB_EXIT_ERROR;
             return passed ? NB_EXIT_OK : NB_EXIT_MISMATCH;
         }
@@ -960,7 +960,7 @@ static int run_main(int argc, char **argv)
             printf("  %u fresh workers for the timed calls, %.0f ms each to start (%s), never timed\n", h.startups,
                    h.startups ? 1e3 * h.startup_s / h.startups : 0.0, h.sandboxed ? "sandboxed" : "unsandboxed");
         }
-        if (record_row(&h, &check, verdict, check_k ? &timed : NULL, &t) != NB_EXIT_OK) {
+        if (record_row(&h, &check, validation, check_k ? &timed : NULL, &t) != NB_EXIT_OK) {
             nb_replace_discard(&output);
             return NB_EXIT_ERROR;
         }

@@ -369,7 +369,7 @@ int nb_check_passed(const nb_check *c)
     return 1;
 }
 
-static const char *verdict(double err, double tol) { return err <= tol ? "ok" : "FAIL"; }
+static const char *ok_or_fail(double err, double tol) { return err <= tol ? "ok" : "FAIL"; }
 
 static void body_line(FILE *f, const char *what, size_t body, size_t bodies, const double got[3], const double want[3])
 {
@@ -383,14 +383,14 @@ void nb_check_print(FILE *f, const nb_check *c, size_t bodies)
         fprintf(f, "  tolerance class tree at theta = %g (an approximation: common/README.md, Tree codes)\n", c->theta);
     if (c->acc_done && c->timed) {
         fprintf(f, "  velocity change over the run (%zu bodies): rms %.2e (tol %.1e) %s, max %.2e (tol %.1e) %s\n",
-                c->compared, c->acc_rms, c->tol_rms, verdict(c->acc_rms, c->tol_rms), c->acc_max, c->tol_max,
-                verdict(c->acc_max, c->tol_max));
+                c->compared, c->acc_rms, c->tol_rms, ok_or_fail(c->acc_rms, c->tol_rms), c->acc_max, c->tol_max,
+                ok_or_fail(c->acc_max, c->tol_max));
         if (!(c->acc_max <= c->tol_max))
             body_line(f, "velocity change", c->acc_worst, bodies, c->acc_got, c->acc_want);
     } else if (c->acc_done) {
         fprintf(f, "  acceleration (%zu bodies): rms %.2e (tol %.1e) %s, max %.2e (tol %.1e) %s; kick-then-drift %.2e (tol %.0e) %s\n",
-                c->compared, c->acc_rms, c->tol_rms, verdict(c->acc_rms, c->tol_rms), c->acc_max, c->tol_max,
-                verdict(c->acc_max, c->tol_max), c->order_max, NB_TOL_ORDER, verdict(c->order_max, NB_TOL_ORDER));
+                c->compared, c->acc_rms, c->tol_rms, ok_or_fail(c->acc_rms, c->tol_rms), c->acc_max, c->tol_max,
+                ok_or_fail(c->acc_max, c->tol_max), c->order_max, NB_TOL_ORDER, ok_or_fail(c->order_max, NB_TOL_ORDER));
         if (!(c->acc_max <= c->tol_max))
             body_line(f, "acceleration", c->acc_worst, bodies, c->acc_got, c->acc_want);
         if (!(c->order_max <= NB_TOL_ORDER))
@@ -399,8 +399,8 @@ void nb_check_print(FILE *f, const nb_check *c, size_t bodies)
     }
     if (c->state_done) {
         fprintf(f, "  state after %llu steps: positions %.2e %s, velocities %.2e %s (tol %.1e of the system's scale)\n",
-                (unsigned long long)c->state_steps, c->pos_max, verdict(c->pos_max, c->tol_state), c->vel_max,
-                verdict(c->vel_max, c->tol_state), c->tol_state);
+                (unsigned long long)c->state_steps, c->pos_max, ok_or_fail(c->pos_max, c->tol_state), c->vel_max,
+                ok_or_fail(c->vel_max, c->tol_state), c->tol_state);
         if (!(c->pos_max <= c->tol_state))
             body_line(f, "position", c->pos_worst, bodies, c->pos_got, c->pos_want);
         if (!(c->vel_max <= c->tol_state))
@@ -418,9 +418,9 @@ void nb_check_print(FILE *f, const nb_check *c, size_t bodies)
                     c->block_boundary);
         fprintf(f, "    positions %.2e %s, velocities %.2e %s (tol %.1e of the system's scale); energy error %.2e "
                    "against the fp64 run's %.2e (tol +%.0e) %s\n",
-                c->block_pos, verdict(c->block_pos, NB_TOL_BLOCK_STATE), c->block_vel,
-                verdict(c->block_vel, NB_TOL_BLOCK_STATE), NB_TOL_BLOCK_STATE, c->block_energy, c->block_energy_ref,
-                NB_TOL_BLOCK_ENERGY, verdict(c->block_energy, c->block_energy_ref + NB_TOL_BLOCK_ENERGY));
+                c->block_pos, ok_or_fail(c->block_pos, NB_TOL_BLOCK_STATE), c->block_vel,
+                ok_or_fail(c->block_vel, NB_TOL_BLOCK_STATE), NB_TOL_BLOCK_STATE, c->block_energy, c->block_energy_ref,
+                NB_TOL_BLOCK_ENERGY, ok_or_fail(c->block_energy, c->block_energy_ref + NB_TOL_BLOCK_ENERGY));
         if (!(c->block_pos <= NB_TOL_BLOCK_STATE) || !(c->block_vel <= NB_TOL_BLOCK_STATE))
             body_line(f, c->block_worst_is_vel ? "velocity (block steps)" : "position (block steps)", c->block_worst,
                       bodies, c->block_got, c->block_want);
