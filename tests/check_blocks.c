@@ -20,10 +20,13 @@ typedef enum fault {
     MISSED_KICK,       /* one body in 64 off level 0 misses its kicks after the first substep */
     LEVEL_OFF_BY_ONE,  /* every level one too coarse: a step twice what eta allows */
     ACTIVE_OFF_BY_ONE, /* a level's step taken to start one substep late */
+    NEW_STEP_ONLY,     /* the kick at substep 0 is the new step's alone, not (old + new) / 2 */
+    LEVELS_IGNORED,    /* every body on level 0 whatever --levels says: the step it grows from, renamed */
     FAULTS
 } fault;
 
-static const char *const fault_name[FAULTS] = {"correct", "missed kick", "level off by one", "active off by one"};
+static const char *const fault_name[FAULTS] = {"correct",           "missed kick",       "level off by one",
+                                               "active off by one", "new step at sub 0", "levels ignored"};
 static fault planted;
 
 static void forces(const nb_state *s, float eps2, const int *active, size_t count, float *ax, float *ay, float *az)
@@ -78,6 +81,8 @@ static int block_step(void *ctx, nb_state *s, const nb_run *run)
             }
             if (planted == LEVEL_OFF_BY_ONE && k > 0)
                 --k;
+            if (planted == LEVELS_IGNORED)
+                k = 0;
             now[i] = k;
             deepest = k > deepest ? k : deepest;
         }
@@ -90,7 +95,8 @@ static int block_step(void *ctx, nb_state *s, const nb_run *run)
             forces(s, run->eps2, active, count, ax, ay, az);
             for (size_t i = 0; i < total; ++i) {
                 const float own = ldexpf(dt_max, -now[i]);
-                float w = sub == 0 ? 0.5f * (ldexpf(dt_max, -old[i]) + own) : active_at(now[i], sub, deepest) ? own : 0.0f;
+                const float first = planted == NEW_STEP_ONLY ? own : 0.5f * (ldexpf(dt_max, -old[i]) + own);
+                float w = sub == 0 ? first : active_at(now[i], sub, deepest) ? own : 0.0f;
                 if (planted == MISSED_KICK && i % 64 == 1 && now[i] > 0 && sub > 0)
                     w = 0.0f;
                 s->vx[i] += ax[i] * w;
