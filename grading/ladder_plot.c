@@ -51,6 +51,20 @@ static void add_commit(const char *commit, char *list, size_t len, size_t *count
     ++*count;
 }
 
+/* Append `device` to the comma-separated list `list` unless it is there already. */
+static void add_device(char *list, size_t len, const char *device)
+{
+    for (const char *p = list; *p;) {
+        const char *end = strstr(p, ", ");
+        const size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == strlen(device) && !strncmp(p, device, n))
+            return;
+        p = end ? end + 2 : p + n;
+    }
+    const size_t used = strlen(list);
+    snprintf(list + used, len - used, "%s%s", used ? ", " : "", device);
+}
+
 typedef struct bar {
     char id[16], label[80], device[160];
     double gint, clock_mhz, ceiling;  /* ceiling: its own issue bound in G int/s, NAN if unknown */
@@ -158,7 +172,7 @@ int draw_ladder(const options *o, const gpu_info *here, const gpu_info *recorded
         b->gpus = (unsigned)strtoul(nb_csv_get(&c, r, "gpus"), NULL, 10);
         /* A GPU run: GPUs counted, or a measured SM clock or a block size (CPU rows have neither). */
         b->gpu = b->gpus > 0 || b->clock_mhz > 0.0 || strtoul(nb_csv_get(&c, r, "block"), NULL, 10) > 0;
-        textf(b->gpu ? gpu_dev : cpu_dev, sizeof gpu_dev, "%s", b->device);
+        add_device(b->gpu ? gpu_dev : cpu_dev, sizeof gpu_dev, b->device); /* rows of several machines: each named */
         if (b->gpu && b->clock_mhz > clock)
             clock = b->clock_mhz;
         if (r == 0 || !bodies[0]) {
@@ -221,8 +235,8 @@ int draw_ladder(const options *o, const gpu_info *here, const gpu_info *recorded
     textf(title, sizeof title, "The N-body ladder: N = %s, S = %s (%s%s%s)", bodies, systems, source,
           commit_count == 0 ? "" : commit_count == 1 ? ", commit " : ", commits ", commits);
     if (gpu_dev[0] && clock > 0.0)
-        textf(devices, sizeof devices, "CPU: %s   GPU: %s at %.0f MHz (measured)", cpu_dev[0] ? cpu_dev : "-",
-                 gpu_dev, clock);
+        textf(devices, sizeof devices, "CPU: %s   GPU: %s at %s%.0f MHz (measured)", cpu_dev[0] ? cpu_dev : "-",
+                 gpu_dev, strchr(gpu_dev, ',') ? "up to " : "", clock);
     else
         textf(devices, sizeof devices, "CPU: %s%s%s", cpu_dev[0] ? cpu_dev : "-", gpu_dev[0] ? "   GPU: " : "",
                  gpu_dev);
