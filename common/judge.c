@@ -274,6 +274,13 @@ static double tree_theta(const harness *h)
     return (h->features & NB_FEATURE_THETA) && h->run.extra.theta > 0.0f ? h->run.extra.theta : 0.0;
 }
 
+/* The scheme of the run's levels, eta and softening, for the fp64 run of it. */
+static nb_block_params block_params(const harness *h)
+{
+    const nb_block_params p = {h->run.extra.levels, h->run.extra.eta, sqrt((double)h->run.eps2), 0, NB_BLOCK_MARGIN};
+    return p;
+}
+
 /* Block time steps (--levels > 1): NB_BLOCK_CHECK_STEPS steps at theta = 0 against the fp64 run of the
  * same scheme (nb_ref_run_blocks), the levels from the same criterion, and the energy. */
 static int validate_blocks(harness *h, nb_check *check)
@@ -286,7 +293,7 @@ static int validate_blocks(harness *h, nb_check *check)
                    "check; it runs at the grader's sizes)\n");
         return NB_EXIT_OK;
     }
-    nb_block_params p = {h->run.extra.levels, h->run.extra.eta, sqrt((double)h->run.eps2), 0, NB_BLOCK_MARGIN};
+    const nb_block_params p = block_params(h);
     nb_state64 want;
     if (nb_state64_alloc(&want, init->systems, init->bodies) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
@@ -448,7 +455,7 @@ static int timed_reference(harness *h, uint64_t steps, const nb_state64 *from, u
 {
     if (!block_run(h))
         return nb_reference_state(&h->problem, steps, h->o.dt, from, from_steps, ref);
-    const nb_block_params p = {h->run.extra.levels, h->run.extra.eta, sqrt((double)h->run.eps2), 0, NB_BLOCK_MARGIN};
+    const nb_block_params p = block_params(h);
     nb_block_stats stats;
     if (nb_state64_alloc(ref, h->initial.systems, h->initial.bodies) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
