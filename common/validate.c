@@ -175,35 +175,61 @@ static void system_scale(const double *x, const double *y, const double *z, size
         *scale = 1.0; /* everything at zero (N = 1 at rest): the absolute error, readable, not / DBL_MIN */
 }
 
-int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want)
+/* The worst body's error of one quantity (positions or velocities), over its system's scale. */
+typedef struct state_error {
+    double max;
+    size_t worst;
+    double got[3], want[3];
+} state_error;
+
+/* Positions and velocities of `got` against `want`, each body over its system's scale; bodies flagged in
+ * `skip` (NULL: none) are left out. */
+static void state_errors(const nb_state *got, const nb_state64 *want, const unsigned char *skip, state_error *pos,
+                         state_error *vel)
 {
     const size_t n = got->bodies;
-    c->pos_max = 0.0;
-    c->vel_max = 0.0;
+    memset(pos, 0, sizeof *pos);
+    memset(vel, 0, sizeof *vel);
     for (size_t s = 0; s < got->systems; ++s) {
         const size_t first = s * n;
         double rs, vs;
         system_scale(want->x, want->y, want->z, first, n, &rs);
         system_scale(want->vx, want->vy, want->vz, first, n, &vs);
         for (size_t i = first; i < first + n; ++i) {
+            if (skip && skip[i])
+                continue;
             const double pg[3] = {got->x[i], got->y[i], got->z[i]}, pw[3] = {want->x[i], want->y[i], want->z[i]};
             const double vg[3] = {got->vx[i], got->vy[i], got->vz[i]}, vw[3] = {want->vx[i], want->vy[i], want->vz[i]};
             const double pe = norm3(pg[0] - pw[0], pg[1] - pw[1], pg[2] - pw[2]) / rs;
             const double ve = norm3(vg[0] - vw[0], vg[1] - vw[1], vg[2] - vw[2]) / vs;
-            if (worse(pe, c->pos_max)) {
-                c->pos_max = pe;
-                c->pos_worst = i;
-                memcpy(c->pos_got, pg, sizeof pg);
-                memcpy(c->pos_want, pw, sizeof pw);
+            if (worse(pe, pos->max)) {
+                pos->max = pe;
+                pos->worst = i;
+                memcpy(pos->got, pg, sizeof pg);
+                memcpy(pos->want, pw, sizeof pw);
             }
-            if (worse(ve, c->vel_max)) {
-                c->vel_max = ve;
-                c->vel_worst = i;
-                memcpy(c->vel_got, vg, sizeof vg);
-                memcpy(c->vel_want, vw, sizeof vw);
+            if (worse(ve, vel->max)) {
+                vel->max = ve;
+                vel->worst = i;
+                memcpy(vel->got, vg, sizeof vg);
+                memcpy(vel->want, vw, sizeof vw);
             }
         }
     }
+}
+
+int nb_check_state(nb_check *c, const nb_state *got, const nb_state64 *want)
+{
+    state_error pos, vel;
+    state_errors(got, want, NULL, &pos, &vel);
+    c->pos_max = pos.max;
+    c->pos_worst = pos.worst;
+    memcpy(c->pos_got, pos.got, sizeof pos.got);
+    memcpy(c->pos_want, pos.want, sizeof pos.want);
+    c->vel_max = vel.max;
+    c->vel_worst = vel.worst;
+    memcpy(c->vel_got, vel.got, sizeof vel.got);
+    memcpy(c->vel_want, vel.want, sizeof vel.want);
     c->state_done = 1;
     scan_finite(c, got);
     return NB_EXIT_OK;
@@ -234,36 +260,18 @@ double nb_block_check_dt(const nb_state64 *s, double eta, double eps, double eps
 int nb_check_blocks(nb_check *c, const nb_state *initial, const nb_state *got, const nb_state64 *want,
                     const unsigned char *boundary, const nb_block_stats *stats, double eps2)
 {
-    const size_t n = got->bodies, total = nb_state_count(got);
-    c->block_pos = c->block_vel = 0.0;
     c->block_deepest = stats->deepest;
     memcpy(c->block_on_level, stats->on_level, sizeof c->block_on_level);
     c->block_boundary = stats->boundary_bodies;
-    double worst = -1.0;
-    for (size_t s = 0; s < got->systems; ++s) {
-        const size_t first = s * n;
-        double rs, vs;
-        system_scale(want->x, want->y, want->z, first, n, &rs);
-        system_scale(want->vx, want->vy, want->vz, first, n, &vs);
-        for (size_t i = first; i < first + n; ++i) {
-            if (boundary && boundary[i])
-                continue;
-            const double pg[3] = {got->x[i], got->y[i], got->z[i]}, pw[3] = {want->x[i], want->y[i], want->z[i]};
-            const double vg[3] = {got->vx[i], got->vy[i], got->vz[i]}, vw[3] = {want->vx[i], want->vy[i], want->vz[i]};
-            const double pe = norm3(pg[0] - pw[0], pg[1] - pw[1], pg[2] - pw[2]) / rs;
-            const double ve = norm3(vg[0] - vw[0], vg[1] - vw[1], vg[2] - vw[2]) / vs;
-            c->block_pos = worse(pe, c->block_pos) ? pe : c->block_pos;
-            c->block_vel = worse(ve, c->block_vel) ? ve : c->block_vel;
-            const double e = fmax(pe, ve);
-            if (worse(e, worst) || e != e) {
-                worst = e;
-                c->block_worst = i;
-                c->block_worst_is_vel = !(pe >= ve);
-                memcpy(c->block_got, c->block_worst_is_vel ? vg : pg, sizeof pg);
-                memcpy(c->block_want, c->block_worst_is_vel ? vw : pw, sizeof pw);
-            }
-        }
-    }
+    state_error pos, vel;
+    state_errors(got, want, boundary, &pos, &vel);
+    c->block_pos = pos.max;
+    c->block_vel = vel.max;
+    c->block_worst_is_vel = worse(vel.max, pos.max); /* the worse of the two names the body shown */
+    const state_error *w = c->block_worst_is_vel ? &vel : &pos;
+    c->block_worst = w->worst;
+    memcpy(c->block_got, w->got, sizeof w->got);
+    memcpy(c->block_want, w->want, sizeof w->want);
     /* The energy of all systems together, in fp64, with the same softening. */
     nb_state64 wide;
     if (nb_state64_alloc(&wide, got->systems, got->bodies) != NB_EXIT_OK)
@@ -279,7 +287,6 @@ int nb_check_blocks(nb_check *c, const nb_state *initial, const nb_state *got, c
     c->block_energy = fabs(d1.energy - d0.energy) / scale;
     c->block_energy_ref = fabs(dr.energy - d0.energy) / scale;
     c->block_done = 1;
-    (void)total;
     scan_finite(c, got);
     return NB_EXIT_OK;
 }
