@@ -94,6 +94,23 @@ void nb_ref_accel(const nb_state64 *s, double eps2, const size_t *index, size_t 
     }
 }
 
+/* Body i's kick by its acceleration (acc: x, y, z blocks of n) times w. */
+static void kick(nb_state64 *s, size_t i, const double *acc, size_t n, double w)
+{
+    s->vx[i] += acc[i] * w;
+    s->vy[i] += acc[n + i] * w;
+    s->vz[i] += acc[2 * n + i] * w;
+}
+
+/* The kick, then the drift by dt: the contract's order. */
+static void kick_drift(nb_state64 *s, size_t i, const double *acc, size_t n, double w, double dt)
+{
+    kick(s, i, acc, n, w);
+    s->x[i] += s->vx[i] * dt;
+    s->y[i] += s->vy[i] * dt;
+    s->z[i] += s->vz[i] * dt;
+}
+
 int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2)
 {
     const size_t n = s->systems * s->bodies;
@@ -102,14 +119,8 @@ int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2)
         return NB_EXIT_ERROR;
     for (uint64_t k = 0; k < steps; ++k) {
         nb_ref_accel(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n);
-        for (size_t i = 0; i < n; ++i) {
-            s->vx[i] += acc[i] * dt;
-            s->vy[i] += acc[n + i] * dt;
-            s->vz[i] += acc[2 * n + i] * dt;
-            s->x[i] += s->vx[i] * dt;
-            s->y[i] += s->vy[i] * dt;
-            s->z[i] += s->vz[i] * dt;
-        }
+        for (size_t i = 0; i < n; ++i)
+            kick_drift(s, i, acc, n, dt, dt);
         s->step += 1;
         s->time += dt;
     }
@@ -186,12 +197,7 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
                 const double own = ldexp(dt_max, -now[i]);
                 const double w = sub == 0 ? 0.5 * (ldexp(dt_max, -old[i]) + own)
                                           : (sub & ((1 << (deepest - now[i])) - 1)) == 0 ? own : 0.0;
-                s->vx[i] += acc[i] * w;
-                s->vy[i] += acc[n + i] * w;
-                s->vz[i] += acc[2 * n + i] * w;
-                s->x[i] += s->vx[i] * dt;
-                s->y[i] += s->vy[i] * dt;
-                s->z[i] += s->vz[i] * dt;
+                kick_drift(s, i, acc, n, w, dt);
             }
         }
         int *t = now; /* this step's levels are the next one's old levels */
@@ -202,12 +208,8 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
     }
     if (deepest > 0) { /* back to half a dt_max behind */
         nb_ref_accel(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n);
-        for (size_t i = 0; i < n; ++i) {
-            const double w = 0.5 * (ldexp(dt_max, -old[i]) - dt_max);
-            s->vx[i] += acc[i] * w;
-            s->vy[i] += acc[n + i] * w;
-            s->vz[i] += acc[2 * n + i] * w;
-        }
+        for (size_t i = 0; i < n; ++i)
+            kick(s, i, acc, n, 0.5 * (ldexp(dt_max, -old[i]) - dt_max));
     }
     if (boundary)
         for (size_t i = 0; i < n; ++i)
