@@ -274,6 +274,12 @@ static double tree_theta(const harness *h)
     return (h->features & NB_FEATURE_THETA) && h->run.extra.theta > 0.0f ? h->run.extra.theta : 0.0;
 }
 
+/* Whether the run takes block steps: a block_steps step with --levels > 1. */
+static int block_run(const harness *h)
+{
+    return (h->features & NB_FEATURE_BLOCK_STEPS) && h->run.extra.levels > 1;
+}
+
 /* The scheme of the run's levels, eta and softening, for the fp64 run of it. */
 static nb_block_params block_params(const harness *h)
 {
@@ -353,8 +359,7 @@ static int validate(harness *h, nb_check *check)
         }
         rc = validate_run(h, &one, tree_theta(h), check);
     }
-    if (rc != NB_EXIT_OK || !nb_check_passed(check) || !(h->features & NB_FEATURE_BLOCK_STEPS) ||
-        h->run.extra.levels <= 1)
+    if (rc != NB_EXIT_OK || !nb_check_passed(check) || !block_run(h))
         return rc;
     return validate_blocks(h, check);
 }
@@ -431,12 +436,6 @@ static int timed_call(harness *h, nb_state *state, uint64_t steps, int snapshots
     return rc;
 }
 
-/* Whether the run takes block steps: a block_steps step with --levels > 1. */
-static int block_run(const harness *h)
-{
-    return (h->features & NB_FEATURE_BLOCK_STEPS) && h->run.extra.levels > 1;
-}
-
 /* Whether a timed call of `steps` steps is checked against the fp64 reference: up to a simulated time
  * of NB_TIMED_CHECK_TIME, and S*N^2*steps of NB_TIMED_CHECK_PAIRS with --validate auto (block steps:
  * NB_TIMED_BLOCK_PAIRS, their substeps' forces on top). */
@@ -449,8 +448,10 @@ static int timed_checkable(const harness *h, uint64_t steps)
             (o->validate == NB_VALIDATE_AUTO && pairs_of(&h->initial, steps) <= limit));
 }
 
-/* The fp64 state a timed call of `steps` steps must end near: the contract's run (cached), or with
- * block steps the fp64 run of the scheme (not cached: it is recomputed). */
+/* The fp64 state a timed call of `steps` steps must end near, going on from `from` (the state after
+ * from_steps, or NULL): the contract's run (cached), or with block steps the fp64 run of the scheme (not
+ * cached). A block run ended at from_steps is half a dt_max behind like the contract's, so it goes on
+ * with every old level 0: its closing kick and the next step's first add up to the unbroken run's. */
 static int timed_reference(harness *h, uint64_t steps, const nb_state64 *from, uint64_t from_steps, nb_state64 *ref)
 {
     if (!block_run(h))
@@ -459,9 +460,12 @@ static int timed_reference(harness *h, uint64_t steps, const nb_state64 *from, u
     nb_block_stats stats;
     if (nb_state64_alloc(ref, h->initial.systems, h->initial.bodies) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
-    nb_state64_from(ref, &h->initial);
+    if (from)
+        nb_state64_copy(ref, from);
+    else
+        nb_state64_from(ref, &h->initial);
     nb_progress("fp64 block-step run of the timed problem");
-    return nb_ref_run_blocks(ref, steps, (double)h->run.dt, h->eps2, &p, NULL, &stats);
+    return nb_ref_run_blocks(ref, steps - (from ? from_steps : 0), (double)h->run.dt, h->eps2, &p, NULL, &stats);
 }
 
 /* The check of one timed call's final state (mapped back) against the reference of its run. */
