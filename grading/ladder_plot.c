@@ -31,38 +31,29 @@ static void gp_quote(const char *s, char *out, size_t len)
     out[k] = '\0';
 }
 
-/* Adds `commit` to the list "X, Y" unless it is there; a list too long for `len` ends in ", ...". */
-static void add_commit(const char *commit, char *list, size_t len, size_t *count)
+/* Adds `item` to the list "X, Y" unless it is there (count, if not NULL, counts what was added); a list
+ * too long for `len` ends in ", ...". The rows' commits and devices. */
+static void add_to_list(const char *item, char *list, size_t len, size_t *count)
 {
-    if (!commit[0])
+    if (!item[0])
         return;
-    for (const char *p = list; (p = strstr(p, commit)) != NULL; p += strlen(commit))
-        if ((p == list || p[-1] == ' ') && (p[strlen(commit)] == ',' || p[strlen(commit)] == '\0'))
-            return;
-    const size_t used = strlen(list);
-    if (used >= 5 && !strcmp(list + used - 5, ", ..."))
-        return;
-    if (used + strlen(commit) + 2 + 5 >= len) {
-        textf(list + used, len - used, ", ...");
-        ++*count;
-        return;
-    }
-    textf(list + used, len - used, "%s%s", used ? ", " : "", commit);
-    ++*count;
-}
-
-/* Append `device` to the comma-separated list `list` unless it is there already. */
-static void add_device(char *list, size_t len, const char *device)
-{
     for (const char *p = list; *p;) {
         const char *end = strstr(p, ", ");
         const size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n == strlen(device) && !strncmp(p, device, n))
+        if (n == strlen(item) && !strncmp(p, item, n))
             return;
         p = end ? end + 2 : p + n;
     }
     const size_t used = strlen(list);
-    snprintf(list + used, len - used, "%s%s", used ? ", " : "", device);
+    if (used >= 5 && !strcmp(list + used - 5, ", ..."))
+        return;
+    if (count)
+        ++*count;
+    if (used + strlen(item) + 2 + 5 >= len) {
+        textf(list + used, len - used, ", ...");
+        return;
+    }
+    textf(list + used, len - used, "%s%s", used ? ", " : "", item);
 }
 
 typedef struct bar {
@@ -172,14 +163,14 @@ int draw_ladder(const options *o, const gpu_info *here, const gpu_info *recorded
         b->gpus = (unsigned)strtoul(nb_csv_get(&c, r, "gpus"), NULL, 10);
         /* A GPU run: GPUs counted, or a measured SM clock or a block size (CPU rows have neither). */
         b->gpu = b->gpus > 0 || b->clock_mhz > 0.0 || strtoul(nb_csv_get(&c, r, "block"), NULL, 10) > 0;
-        add_device(b->gpu ? gpu_dev : cpu_dev, sizeof gpu_dev, b->device); /* rows of several machines: each named */
+        add_to_list(b->device, b->gpu ? gpu_dev : cpu_dev, sizeof gpu_dev, NULL); /* rows of several machines: each named */
         if (b->gpu && b->clock_mhz > clock)
             clock = b->clock_mhz;
         if (r == 0 || !bodies[0]) {
             textf(bodies, sizeof bodies, "%s", nb_csv_get(&c, r, "bodies"));
             textf(systems, sizeof systems, "%s", nb_csv_get(&c, r, "systems"));
         }
-        add_commit(nb_csv_get(&c, r, "commit"), commits, sizeof commits, &commit_count);
+        add_to_list(nb_csv_get(&c, r, "commit"), commits, sizeof commits, &commit_count);
         grade_rows += !strcmp(nb_csv_get(&c, r, "tag"), "grade-ladder");
         if (!strcmp(b->id, "00"))
             base = b->id;
