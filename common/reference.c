@@ -151,6 +151,9 @@ static int block_level(const nb_block_params *p, double dt_max, double ax, doubl
     return k < 0 ? 0 : k > top ? top : k;
 }
 
+/* Whether a body on `level` starts a step (gets a force and a kick) at substep `sub` of 2^deepest. */
+static int step_starts(int level, int sub, int deepest) { return (sub & ((1 << (deepest - level)) - 1)) == 0; }
+
 int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2, const nb_block_params *p,
                       unsigned char *boundary, nb_block_stats *stats)
 {
@@ -185,7 +188,7 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
         for (int sub = 0; sub < 1 << deepest; ++sub) {
             size_t count = 0;
             for (size_t i = 0; sub > 0 && i < n; ++i)
-                if ((sub & ((1 << (deepest - now[i])) - 1)) == 0)
+                if (step_starts(now[i], sub, deepest))
                     active[count++] = i;
             if (count) { /* a new force for the active bodies only */
                 nb_ref_accel(s, eps2, active, count, part, part + count, part + 2 * count);
@@ -196,7 +199,7 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
             for (size_t i = 0; i < n; ++i) {
                 const double own = ldexp(dt_max, -now[i]);
                 const double w = sub == 0 ? 0.5 * (ldexp(dt_max, -old[i]) + own)
-                                          : (sub & ((1 << (deepest - now[i])) - 1)) == 0 ? own : 0.0;
+                                          : step_starts(now[i], sub, deepest) ? own : 0.0;
                 kick_drift(s, i, acc, n, w, dt);
             }
         }
