@@ -90,7 +90,8 @@ static void usage(FILE *f, const nb_step_facts *facts)
             "Bodies\n"
             "  -n, --bodies N          bodies per system (default 16384)\n"
             "  -S, --systems S         independent systems (default 1)\n"
-            "      --model MODEL       plummer (default), uniform, collision or hernquist (a dense centre)\n"
+            "      --model MODEL       plummer (default), uniform, collision, hernquist (a dense centre) or\n"
+            "                          hernquist-bh (the same about a black hole of 1 %% of the mass, body 0)\n"
             "      --masses MASSES     equal (default, m = 1/N) or random (uniform in [0.5,1.5), total 1)\n"
             "      --seed SEED         random seed (default 42)\n"
             "  -i, --input FILE        start from a snapshot file instead of a model (its dt and eps are\n"
@@ -265,8 +266,10 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *fac
                 o->model = NB_MODEL_COLLISION;
             else if (!strcmp(optarg, "hernquist"))
                 o->model = NB_MODEL_HERNQUIST;
+            else if (!strcmp(optarg, "hernquist-bh"))
+                o->model = NB_MODEL_HERNQUIST_BH;
             else {
-                nb_error("--model '%s': must be plummer, uniform, collision or hernquist", optarg);
+                nb_error("--model '%s': must be plummer, uniform, collision, hernquist or hernquist-bh", optarg);
                 rc = NB_EXIT_ERROR;
             }
             break;

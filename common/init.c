@@ -13,6 +13,7 @@ const char *nb_model_name(nb_model m)
     case NB_MODEL_UNIFORM: return "uniform";
     case NB_MODEL_COLLISION: return "collision";
     case NB_MODEL_HERNQUIST: return "hernquist";
+    case NB_MODEL_HERNQUIST_BH: return "hernquist-bh";
     }
     return "?";
 }
@@ -182,6 +183,96 @@ static void hernquist_body(nb_rng *r, double pos[3], double vel[3])
     vel[2] = q * escape * uz;
 }
 
+/* ln x for x > 0 in plain IEEE arithmetic: x = m 2^k with m in [sqrt(1/2), sqrt(2)), then
+ * ln m = 2 atanh(t), t = (m - 1)/(m + 1), |t| < 0.172: 20 odd terms reach 1e-17. */
+static double plain_log(double x)
+{
+    int k = 0;
+    while (x >= 1.41421356237309504880) {
+        x *= 0.5;
+        ++k;
+    }
+    while (x < 0.70710678118654752440) {
+        x *= 2.0;
+        --k;
+    }
+    const double t = (x - 1.0) / (x + 1.0), t2 = t * t;
+    double sum = 0.0;
+    for (int n = 39; n >= 1; n -= 2) /* smallest first */
+        sum = sum * t2 + 1.0 / n;
+    return 2.0 * t * sum + k * 0.69314718055994530942;
+}
+
+/* e^y for y <= 0 in plain IEEE arithmetic: e^(y / 2^k) by its series with |y / 2^k| < 1/2, squared k times. */
+static double plain_exp(double y)
+{
+    int k = 0;
+    while (y < -0.5) {
+        y *= 0.5;
+        ++k;
+    }
+    double sum = 1.0;
+    for (int n = 24; n >= 1; --n) /* Horner: 1 + y (1 + y/2 (1 + y/3 (...))) */
+        sum = 1.0 + y * sum / n;
+    for (; k > 0; --k)
+        sum *= sum;
+    return sum;
+}
+
+/* The velocity dispersion (one component) of the isotropic Jeans equation at radius r, for the Hernquist
+ * bodies (mass mh, scale a) about a point mass mbh: sigma^2 = (1/rho) int_r^inf rho (M_h(s) + mbh) / s^2 ds.
+ * With x = s/(s + a) both parts are polynomials in x and 1/x plus a logarithm:
+ *   r (r+a)^3 / a^5 * [mh (-ln x - 4(1-x) + 3(1-x^2) - 4/3 (1-x^3) + 1/4 (1-x^4))
+ *                      + mbh (1/(2x^2) - 4/x - 6 ln x + 4x - x^2/2)], x = r/(r+a)
+ * (the integrands (1-x)^4/x and (1-x)^4/x^3; the black hole's constants at x = 1 add up to 0). */
+static double hernquist_bh_sigma2(double r, double mh, double mbh)
+{
+    const double a = NB_HERNQUIST_A, x = r / (r + a), lx = plain_log(x);
+    const double x2 = x * x, x3 = x2 * x, x4 = x2 * x2, a2 = a * a;
+    const double halo = -lx - 4.0 * (1.0 - x) + 3.0 * (1.0 - x2) - 4.0 / 3.0 * (1.0 - x3) + 0.25 * (1.0 - x4);
+    const double hole = 0.5 / x2 - 4.0 / x - 6.0 * lx + 4.0 * x - 0.5 * x2;
+    const double ra = r + a;
+    return r * ra * ra * ra / (a2 * a2 * a) * (mh * halo + mbh * hole);
+}
+
+/* One Hernquist body about the black hole: its radius as hernquist_body draws it; its velocity isotropic,
+ * each component Gaussian with the Jeans dispersion (Hernquist 1993's recipe for compound models: the DF
+ * of the two together has no closed form), the speed below the escape speed. The speed u = v / sigma by
+ * rejection from u^2 e^(-u^2/2) (peak 2/e at u = sqrt 2) on [0, u_escape). */
+static void hernquist_bh_body(nb_rng *r, double pos[3], double vel[3])
+{
+    const double a = NB_HERNQUIST_A, cut = NB_HERNQUIST_CUT / (NB_HERNQUIST_CUT + NB_HERNQUIST_A);
+    const double mh = (1.0 - NB_BH_MASS) * NB_HERNQUIST_MASS;
+    double radius = 0.0;
+    for (;;) {
+        const double s = cut * sqrt(nb_rng_uniform(r));
+        if (s > 0.0) {
+            radius = a * s / (1.0 - s);
+            break;
+        }
+    }
+    double ux, uy, uz;
+    random_direction(r, &ux, &uy, &uz);
+    pos[0] = radius * ux;
+    pos[1] = radius * uy;
+    pos[2] = radius * uz;
+
+    const double sigma = sqrt(hernquist_bh_sigma2(radius, mh, NB_BH_MASS));
+    const double escape = sqrt(2.0 * (mh / (radius + a) + NB_BH_MASS / radius));
+    const double top = escape / sigma, peak = 2.0 * 0.36787944117144232160 * 1.0001;
+    double u;
+    for (;;) {
+        u = top * nb_rng_uniform(r);
+        const double g = peak * nb_rng_uniform(r);
+        if (u > 0.0 && g < u * u * plain_exp(-0.5 * u * u))
+            break;
+    }
+    random_direction(r, &ux, &uy, &uz);
+    vel[0] = u * sigma * ux;
+    vel[1] = u * sigma * uy;
+    vel[2] = u * sigma * uz;
+}
+
 /* One body of the model, in double precision. */
 static void draw_body(nb_rng *r, nb_model model, size_t i, size_t n, double pos[3], double vel[3])
 {
@@ -194,6 +285,15 @@ static void draw_body(nb_rng *r, nb_model model, size_t i, size_t n, double pos[
     }
     if (model == NB_MODEL_HERNQUIST) { /* in Henon units as drawn: see init.h */
         hernquist_body(r, pos, vel);
+        return;
+    }
+    if (model == NB_MODEL_HERNQUIST_BH) { /* body 0 the black hole, at rest at the centre */
+        if (i == 0 && n > 1) {
+            for (int d = 0; d < 3; ++d)
+                pos[d] = vel[d] = 0.0;
+            return;
+        }
+        hernquist_bh_body(r, pos, vel);
         return;
     }
     /* Plummer sphere of mass M in Henon units (G = 1, E = -M^2/4 for M = 1): positions * 3pi/16,
@@ -229,8 +329,14 @@ void nb_init(nb_state *s, nb_model model, nb_masses masses, uint64_t seed)
         for (size_t i = 0; i < n; ++i)
             total += masses == NB_MASSES_RANDOM ? nb_rng_range(&r, 0.5, 1.5) : 1.0;
         nb_rng_seed(&r, seed ^ 0x6d61737365730000ull, sys);
-        for (size_t i = 0; i < n; ++i)
-            s->m[first + i] = (float)((masses == NB_MASSES_RANDOM ? nb_rng_range(&r, 0.5, 1.5) : 1.0) / total);
+        /* With a black hole, body 0 weighs NB_BH_MASS and the others share the rest in their proportions. */
+        const int hole = model == NB_MODEL_HERNQUIST_BH && n > 1;
+        const double first_mass = hole ? (masses == NB_MASSES_RANDOM ? nb_rng_range(&r, 0.5, 1.5) : 1.0) : 0.0;
+        const double share = hole ? (1.0 - NB_BH_MASS) / (total - first_mass) : 1.0 / total;
+        if (hole)
+            s->m[first] = (float)NB_BH_MASS;
+        for (size_t i = hole ? 1 : 0; i < n; ++i)
+            s->m[first + i] = (float)((masses == NB_MASSES_RANDOM ? nb_rng_range(&r, 0.5, 1.5) : 1.0) * share);
 
         /* Two passes over the same stream: the first finds the centre of mass, the second writes
          * the bodies in its frame, rounding to float once. The uniform cube of the ECE415 reports

@@ -12,7 +12,8 @@ typedef enum nb_model {
     NB_MODEL_PLUMMER,   /* Plummer sphere, Aarseth-Henon-Wielen recipe, Henon units */
     NB_MODEL_UNIFORM,   /* positions and velocities uniform in [-1,1]^3 (the ECE415 reports: REFERENCES.md) */
     NB_MODEL_COLLISION, /* two Plummer spheres of half the mass on a collision course */
-    NB_MODEL_HERNQUIST  /* Hernquist (1990) sphere, isotropic DF, a = 1/3, cut at 100 a: a dense centre (step13) */
+    NB_MODEL_HERNQUIST, /* Hernquist (1990) sphere, isotropic DF, a = 1/3, cut at 100 a: a dense centre (step13) */
+    NB_MODEL_HERNQUIST_BH /* the same sphere around a central black hole, body 0, NB_BH_MASS of the mass (step13) */
 } nb_model;
 
 /* The Hernquist model as drawn: scale radius a (G = 1, M_model = 1 gives E = -1/4 untruncated), the cut
@@ -21,6 +22,11 @@ typedef enum nb_model {
 #define NB_HERNQUIST_CUT (100.0 * NB_HERNQUIST_A)
 #define NB_HERNQUIST_MASS (1.0 / ((NB_HERNQUIST_CUT / (NB_HERNQUIST_CUT + NB_HERNQUIST_A)) * \
                                  (NB_HERNQUIST_CUT / (NB_HERNQUIST_CUT + NB_HERNQUIST_A))))
+
+/* The black hole of --model hernquist-bh: body 0 of each system, at rest at the centre, this fraction of the
+ * system's mass (the bodies share the rest). Its potential makes the orbits about it the fastest of the
+ * system, as in a galaxy's nucleus: the model whose energy error is set by a few bodies (step13's lesson). */
+#define NB_BH_MASS 0.01
 
 /* arcsin by its series in plain IEEE arithmetic (libm's asin may differ by an ulp), |x| <= 1. */
 double nb_asin(double x);
