@@ -5,7 +5,7 @@
  * all bodies drift and only the active ones (a level whose step starts there) get a new force and a kick:
  * the tree is rebuilt from the drifted bodies, the walk runs for the active bodies only (a compacted
  * list, still in Morton order so a warp's 32 stay neighbours), and when so few are active that the GPU
- * would idle, SMALL_ACTIVE or fewer, the tree is skipped for a direct sum, one block per active body.
+ * would idle, SMALL_ACTIVE or fewer, the tree is skipped for a direct sum, the bodies cut into chunks.
  * Levels change only at the start of a dt_max step, when every body is synchronised. --levels 1 (the
  * default) is step12, kick for kick.
  *
@@ -36,7 +36,10 @@
 #define THETA_POWER 0.5f
 #endif
 #ifndef SMALL_ACTIVE /* at most this many active bodies in a system: a direct sum, no tree (report/sweeps/blocksteps.sh) */
-#define SMALL_ACTIVE 256
+#define SMALL_ACTIVE 1024
+#endif
+#ifndef DIRECT_CHUNKS /* the direct sum's chunks of bodies: blocks enough to fill any GPU whatever the active count */
+#define DIRECT_CHUNKS 512
 #endif
 #ifndef STACK_SLOTS
 #define STACK_SLOTS 1024 /* nodes waiting, per warp: taking 32 a round, the stack grows by about 32 a level */
@@ -604,34 +607,50 @@ __global__ void count_up(int *iota, int n)
         iota[k] = k;
 }
 
-/* The small-active-set path: one block per active body (`active`: indices in the system), summing all n
- * bodies of its system, exact. With so few active, a tree's build would cost more than their sums. */
-__global__ void __launch_bounds__(BLOCK) direct_forces(const float *x, const float *y, const float *z, const float *m,
-                                                       int n, const int *active, float eps2, float4 *acc)
+/* The small-active-set path, exact: with so few active, a tree's build would cost more than their sums. The
+ * system's n bodies are cut into gridDim.x chunks, one block a chunk and a thread an active body (`active`:
+ * indices in the system; blockIdx.y picks which BLOCK of them), so every multiprocessor reads its share of
+ * the bodies once (one block an active body left most of the GPU idle: 2 ms a substep at N = 1 M). Each
+ * writes its partial sums, part[chunk * count + t]; direct_total adds them. */
+__global__ void __launch_bounds__(BLOCK) direct_partial(const float *x, const float *y, const float *z,
+                                                        const float *m, int n, const int *active, int count,
+                                                        float eps2, float3 *part)
 {
-    __shared__ float3 part[WARPS];
-    const int i = active[blockIdx.x], lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const float px = x[i], py = y[i], pz = z[i];
-    float ax = 0.0f, ay = 0.0f, az = 0.0f;
-    for (int j = threadIdx.x; j < n; j += BLOCK) /* j = i adds 0: d = 0 */
-        interact(make_float4(x[j], y[j], z[j], m[j]), px, py, pz, eps2, &ax, &ay, &az);
-    for (int off = 16; off > 0; off >>= 1) {
-        ax += __shfl_xor_sync(FULL_MASK, ax, off);
-        ay += __shfl_xor_sync(FULL_MASK, ay, off);
-        az += __shfl_xor_sync(FULL_MASK, az, off);
+    __shared__ float4 tile[BLOCK];
+    const int t = blockIdx.y * BLOCK + threadIdx.x; /* this thread's active body, if t < count */
+    const int per = (n + (int)gridDim.x - 1) / (int)gridDim.x, first = (int)blockIdx.x * per;
+    const int last = min(n, first + per);
+    float px = 0.0f, py = 0.0f, pz = 0.0f, ax = 0.0f, ay = 0.0f, az = 0.0f;
+    if (t < count) {
+        const int i = active[t];
+        px = x[i], py = y[i], pz = z[i];
     }
-    if (lane == 0)
-        part[warp] = make_float3(ax, ay, az);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float3 t = part[0];
-        for (int w = 1; w < WARPS; ++w) {
-            t.x += part[w].x;
-            t.y += part[w].y;
-            t.z += part[w].z;
-        }
-        acc[i] = make_float4(t.x, t.y, t.z, 0.0f);
+    for (int base = first; base < last; base += BLOCK) { /* j = i adds 0: d = 0 */
+        const int j = base + threadIdx.x, len = min(BLOCK, last - base);
+        if (j < last)
+            tile[threadIdx.x] = make_float4(x[j], y[j], z[j], m[j]);
+        __syncthreads();
+        if (t < count)
+            for (int k = 0; k < len; ++k)
+                interact(tile[k], px, py, pz, eps2, &ax, &ay, &az);
+        __syncthreads();
     }
+    if (t < count)
+        part[(size_t)blockIdx.x * count + t] = make_float3(ax, ay, az);
+}
+
+/* Each active body's partial sums added in the chunks' order (the same bits every run), into acc. */
+__global__ void direct_total(const float3 *part, int chunks, int count, const int *active, float4 *acc)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count)
+        return;
+    float3 sum = part[t];
+    for (int c = 1; c < chunks; ++c) {
+        const float3 p = part[(size_t)c * count + t];
+        sum.x += p.x, sum.y += p.y, sum.z += p.z;
+    }
+    acc[active[t]] = make_float4(sum.x, sum.y, sum.z, 0.0f);
 }
 
 /* Kick the bodies active at `substep` (kick_weight), then drift every body by the substep, dt. */
@@ -713,6 +732,7 @@ static void tree_free(tree *t)
 
 /* Which bodies of a system are active, compacted (reused system after system). */
 typedef struct active_set {
+    float3 *part;         /* the direct sum's partial sums: DIRECT_CHUNKS x min(SMALL_ACTIVE, n) */
     unsigned char *flags; /* per body (sorted order for the walk, the system's order for the direct sum) */
     int *iota;            /* 0, 1, ..., n - 1: what the flags select from */
     int *list;            /* the selected: active bodies, in the order of the flags */
@@ -723,6 +743,8 @@ typedef struct active_set {
 
 static void active_alloc(active_set *a, int n)
 {
+    const size_t most = SMALL_ACTIVE < n ? (size_t)SMALL_ACTIVE : (size_t)n; /* active bodies a direct sum takes */
+    a->part = (float3 *)nbd_malloc((size_t)DIRECT_CHUNKS * most * sizeof(float3), "the direct sum's parts");
     a->flags = (unsigned char *)nbd_malloc((size_t)n, "the active set (flags)");
     a->iota = (int *)nbd_malloc((size_t)n * sizeof(int), "the active set (indices)");
     a->list = (int *)nbd_malloc((size_t)n * sizeof(int), "the active set (list)");
@@ -736,7 +758,7 @@ static void active_alloc(active_set *a, int n)
 
 static void active_free(active_set *a)
 {
-    void *all[] = {a->flags, a->iota, a->list, a->selected, a->scratch};
+    void *all[] = {a->part, a->flags, a->iota, a->list, a->selected, a->scratch};
     for (size_t k = 0; k < sizeof all / sizeof *all; ++k)
         NB_CUDA(cudaFree(all[k]));
 }
@@ -791,8 +813,11 @@ static void active_forces(tree *t, const nbd_soa *b, size_t offset, int n, float
         return;
     }
     const int *active = active_list(as, level + offset, NULL, n, substep, deepest);
-    direct_forces<<<count, BLOCK>>>(b->x + offset, b->y + offset, b->z + offset, b->m + offset, n, active, eps2,
-                                    acc + offset);
+    const int chunks = n / BLOCK < DIRECT_CHUNKS ? (n + BLOCK - 1) / BLOCK : DIRECT_CHUNKS;
+    direct_partial<<<dim3(chunks, (count + BLOCK - 1) / BLOCK), BLOCK>>>(b->x + offset, b->y + offset, b->z + offset,
+                                                                        b->m + offset, n, active, count, eps2, as->part);
+    NB_LAUNCH();
+    direct_total<<<(count + BLOCK - 1) / BLOCK, BLOCK>>>(as->part, chunks, count, active, acc + offset);
     NB_LAUNCH();
 }
 
