@@ -176,6 +176,9 @@ START_TEST(good_arguments)
     const char *blocks[] = {"--levels", "16", "--eta", "0.05", "--model", "hernquist", NULL};
     ck_assert_int_eq(parse(&o, &err, blocks), -1);
     ck_assert(o.levels == 16 && o.eta == 0.05 && o.model == NB_MODEL_HERNQUIST);
+    const char *hole[] = {"--model", "hernquist-bh", NULL};
+    ck_assert_int_eq(parse(&o, &err, hole), -1);
+    ck_assert(o.model == NB_MODEL_HERNQUIST_BH && !strcmp(nb_model_name(o.model), "hernquist-bh"));
     /* The three validate modes left. */
     const char *modes[3][3] = {{"--validate", "auto", NULL}, {"--validate", "sample", NULL}, {"--validate", "off", NULL}};
     const nb_validate_mode want[3] = {NB_VALIDATE_AUTO, NB_VALIDATE_SAMPLE, NB_VALIDATE_OFF};
