@@ -7,7 +7,8 @@
 # and RESULTS files (the judge's rows, tag bs-energy-LABEL with / written _) are told apart by their
 # headers. A later file's row of a label replaces an earlier one's. Prints, in the order first seen:
 #   step,eps,param,value,bodies,time_s,energy_error,device,date,commit
-# step 12 or 13; param dt (value 1/k) or eta; energy_error |relative error| at t = 1.
+# step 12 or 13; param dt (value 1/k) or eta; energy_error |relative error| at t = 1; eps "0.0025 + hole" for
+# the sphere about a black hole (labels with -bh-, --model hernquist-bh).
 BEGIN { FS = ","; OFS = "," }
 FNR == 1 {
     delete c
@@ -32,6 +33,6 @@ END {
         if (l ~ /-dt1\//) { param = "dt"; value = l; sub(/.*-dt/, "", value) }
         else { param = "eta"; value = l; sub(/.*-eta/, "", value) }
         e = err[l] + 0; if (e < 0) e = -e
-        print step, eps[l], param, value, N[l], t[l], sprintf("%.3e", e), dev[l], day[l], com[l]
+        print step, eps[l] (l ~ /-bh-/ ? " + hole" : ""), param, value, N[l], t[l], sprintf("%.3e", e), dev[l], day[l], com[l]
     }
 }

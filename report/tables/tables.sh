@@ -181,9 +181,12 @@ machines_block() {
 }
 
 # step13 against step12 (report/query/blocksteps.awk): each run of the energy study, at each softening.
+# The files it joins, report/plots/blocksteps.gp's too (it reads this line).
+blocksteps_files="blocksteps-energy.csv blocksteps-eps0.0025-energy.csv blocksteps-bh-energy.csv blocksteps.csv blocksteps-eps0.0025.csv blocksteps-bh.csv"
 blocksteps_block() {
     local src rows
-    src=$(files blocksteps-energy.csv blocksteps-eps0.0025-energy.csv blocksteps.csv blocksteps-eps0.0025.csv)
+    # shellcheck disable=SC2086 # a list of names, split on purpose
+    src=$(files $blocksteps_files)
     # shellcheck disable=SC2086
     [ -n "$src" ] && rows=$(awk -f report/query/blocksteps.awk $src)
     [ -n "${rows:-}" ] || { none "no recorded block-step study yet (report/sweeps/blocksteps.sh on a GPU machine)"; return; }
@@ -192,7 +195,7 @@ blocksteps_block() {
     awk -F, '{ printf "| %s | step%s | %s %s | %.3g | %s | %s | %s |\n", $2, $1, ($3 == "dt" ? "dt" : "η"), $4, $6, $7,
         ($7 + 0 <= 1e-4 ? "yes" : "no"), $8 }' <<< "$rows"
     echo
-    printf 'N = %s, Hernquist (a = 1/3), t = 0 to 1; step13 at dt_max = 1/16 with 8 levels; the error of the final state against the start, fp64 (build/tools/diag). Recorded: %s.\n' \
+    printf 'N = %s, Hernquist (a = 1/3; "+ hole": about a black hole of 1 %% of the mass), t = 0 to 1; step13 at dt_max = 1/16 with 8 levels (12 about the hole); the error of the final state against the start, fp64 (build/tools/diag). Recorded: %s.\n' \
         "$(cut -d, -f5 <<< "$rows" | sort -u | tr '\n' ' ' | sed 's/ $//')" \
         "$(awk -F, '{ k = $8 " (" $9 ", commit `" $10 "`)"; if (!(k in s)) { s[k] = 1; o = o (o ? "; " : "") k } } END { print o }' <<< "$rows")"
 }
