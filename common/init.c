@@ -64,6 +64,16 @@ static void random_direction(nb_rng *r, double *ux, double *uy, double *uz)
     *uz = z * inv;
 }
 
+/* A vector of the given length in a direction uniform on the sphere. */
+static void along_random_direction(nb_rng *r, double length, double out[3])
+{
+    double ux, uy, uz;
+    random_direction(r, &ux, &uy, &uz);
+    out[0] = length * ux;
+    out[1] = length * uy;
+    out[2] = length * uz;
+}
+
 /* One Plummer body (Aarseth, Henon & Wielen 1974) in units where the Plummer radius is 1. */
 static void plummer_body(nb_rng *r, double pos[3], double vel[3])
 {
@@ -77,11 +87,7 @@ static void plummer_body(nb_rng *r, double pos[3], double vel[3])
         if (radius <= 10.0) /* the usual cut: no body beyond 10 Plummer radii (also rejects X = 1) */
             break;
     }
-    double ux, uy, uz;
-    random_direction(r, &ux, &uy, &uz);
-    pos[0] = radius * ux;
-    pos[1] = radius * uy;
-    pos[2] = radius * uz;
+    along_random_direction(r, radius, pos);
 
     /* Speed as q * escape speed, q from g(q) = q^2 (1 - q^2)^(7/2) by von Neumann rejection. */
     double q, g, w;
@@ -91,10 +97,7 @@ static void plummer_body(nb_rng *r, double pos[3], double vel[3])
         w = 1.0 - q * q;
     } while (g > q * q * w * w * w * sqrt(w)); /* (1 - q^2)^(7/2) without pow() */
     const double escape = sqrt(2.0) / sqrt(sqrt(1.0 + radius * radius));
-    random_direction(r, &ux, &uy, &uz);
-    vel[0] = q * escape * ux;
-    vel[1] = q * escape * uy;
-    vel[2] = q * escape * uz;
+    along_random_direction(r, q * escape, vel);
 }
 
 double nb_asin(double x)
@@ -139,13 +142,9 @@ static double hernquist_speed_weight(double r, double u)
     return u2 * hernquist_df(q2, (r + a * u2) / (r + a));
 }
 
-/* One Hernquist body (G = 1, scale a, model mass NB_HERNQUIST_MASS so that the bodies inside the cut
- * weigh 1). Radius: M(<r)/M = r^2/(r+a)^2 inverted, for a mass fraction drawn below the cut's, so no
- * body is rejected for its radius. Speed: von Neumann rejection from the exact DF; the bound is the
- * largest weight on a grid of u = 2^(-j/2), j = 1..24, times 1.1 (between two grid points the peak is at
- * most 4 % higher: near the centre the weight is u^2 / (r/a + u^2)^(5/2), whose log varies by 2.4 (ln u)^2
- * about its peak; farther out the peak is wider). */
-static void hernquist_body(nb_rng *r, double pos[3], double vel[3])
+/* A Hernquist body's position (scale a, cut at NB_HERNQUIST_CUT); returns its radius. M(<r)/M = r^2/(r+a)^2
+ * inverted, for a mass fraction drawn below the cut's, so no body is rejected for its radius. */
+static double hernquist_position(nb_rng *r, double pos[3])
 {
     const double a = NB_HERNQUIST_A, cut = NB_HERNQUIST_CUT / (NB_HERNQUIST_CUT + NB_HERNQUIST_A);
     double radius = 0.0;
@@ -156,11 +155,18 @@ static void hernquist_body(nb_rng *r, double pos[3], double vel[3])
             break;
         }
     }
-    double ux, uy, uz;
-    random_direction(r, &ux, &uy, &uz);
-    pos[0] = radius * ux;
-    pos[1] = radius * uy;
-    pos[2] = radius * uz;
+    along_random_direction(r, radius, pos);
+    return radius;
+}
+
+/* One Hernquist body (G = 1, scale a, model mass NB_HERNQUIST_MASS so that the bodies inside the cut
+ * weigh 1). Position: hernquist_position. Speed: von Neumann rejection from the exact DF; the bound is the
+ * largest weight on a grid of u = 2^(-j/2), j = 1..24, times 1.1 (between two grid points the peak is at
+ * most 4 % higher: near the centre the weight is u^2 / (r/a + u^2)^(5/2), whose log varies by 2.4 (ln u)^2
+ * about its peak; farther out the peak is wider). */
+static void hernquist_body(nb_rng *r, double pos[3], double vel[3])
+{
+    const double a = NB_HERNQUIST_A, radius = hernquist_position(r, pos);
 
     double bound = 0.0, u = 1.0;
     for (int j = 1; j <= 24; ++j) {
@@ -177,15 +183,12 @@ static void hernquist_body(nb_rng *r, double pos[3], double vel[3])
             break;
     }
     const double escape = sqrt(2.0 * NB_HERNQUIST_MASS / (radius + a));
-    random_direction(r, &ux, &uy, &uz);
-    vel[0] = q * escape * ux;
-    vel[1] = q * escape * uy;
-    vel[2] = q * escape * uz;
+    along_random_direction(r, q * escape, vel);
 }
 
 /* ln x for x > 0 in plain IEEE arithmetic: x = m 2^k with m in [sqrt(1/2), sqrt(2)), then
  * ln m = 2 atanh(t), t = (m - 1)/(m + 1), |t| < 0.172: 20 odd terms reach 1e-17. */
-static double plain_log(double x)
+double nb_log(double x)
 {
     int k = 0;
     while (x >= 1.41421356237309504880) {
@@ -204,7 +207,7 @@ static double plain_log(double x)
 }
 
 /* e^y for y <= 0 in plain IEEE arithmetic: e^(y / 2^k) by its series with |y / 2^k| < 1/2, squared k times. */
-static double plain_exp(double y)
+double nb_exp(double y)
 {
     int k = 0;
     while (y < -0.5) {
@@ -227,7 +230,7 @@ static double plain_exp(double y)
  * (the integrands (1-x)^4/x and (1-x)^4/x^3; the black hole's constants at x = 1 add up to 0). */
 static double hernquist_bh_sigma2(double r, double mh, double mbh)
 {
-    const double a = NB_HERNQUIST_A, x = r / (r + a), lx = plain_log(x);
+    const double a = NB_HERNQUIST_A, x = r / (r + a), lx = nb_log(x);
     const double x2 = x * x, x3 = x2 * x, x4 = x2 * x2, a2 = a * a;
     const double halo = -lx - 4.0 * (1.0 - x) + 3.0 * (1.0 - x2) - 4.0 / 3.0 * (1.0 - x3) + 0.25 * (1.0 - x4);
     const double hole = 0.5 / x2 - 4.0 / x - 6.0 * lx + 4.0 * x - 0.5 * x2;
@@ -235,27 +238,14 @@ static double hernquist_bh_sigma2(double r, double mh, double mbh)
     return r * ra * ra * ra / (a2 * a2 * a) * (mh * halo + mbh * hole);
 }
 
-/* One Hernquist body about the black hole: its radius as hernquist_body draws it; its velocity isotropic,
+/* One Hernquist body about the black hole: its position from hernquist_position; its velocity isotropic,
  * each component Gaussian with the Jeans dispersion (Hernquist 1993's recipe for compound models: the DF
  * of the two together has no closed form), the speed below the escape speed. The speed u = v / sigma by
  * rejection from u^2 e^(-u^2/2) (peak 2/e at u = sqrt 2) on [0, u_escape). */
 static void hernquist_bh_body(nb_rng *r, double pos[3], double vel[3])
 {
-    const double a = NB_HERNQUIST_A, cut = NB_HERNQUIST_CUT / (NB_HERNQUIST_CUT + NB_HERNQUIST_A);
-    const double mh = (1.0 - NB_BH_MASS) * NB_HERNQUIST_MASS;
-    double radius = 0.0;
-    for (;;) {
-        const double s = cut * sqrt(nb_rng_uniform(r));
-        if (s > 0.0) {
-            radius = a * s / (1.0 - s);
-            break;
-        }
-    }
-    double ux, uy, uz;
-    random_direction(r, &ux, &uy, &uz);
-    pos[0] = radius * ux;
-    pos[1] = radius * uy;
-    pos[2] = radius * uz;
+    const double a = NB_HERNQUIST_A, mh = (1.0 - NB_BH_MASS) * NB_HERNQUIST_MASS;
+    const double radius = hernquist_position(r, pos);
 
     const double sigma = sqrt(hernquist_bh_sigma2(radius, mh, NB_BH_MASS));
     const double escape = sqrt(2.0 * (mh / (radius + a) + NB_BH_MASS / radius));
@@ -264,13 +254,10 @@ static void hernquist_bh_body(nb_rng *r, double pos[3], double vel[3])
     for (;;) {
         u = top * nb_rng_uniform(r);
         const double g = peak * nb_rng_uniform(r);
-        if (u > 0.0 && g < u * u * plain_exp(-0.5 * u * u))
+        if (u > 0.0 && g < u * u * nb_exp(-0.5 * u * u))
             break;
     }
-    random_direction(r, &ux, &uy, &uz);
-    vel[0] = u * sigma * ux;
-    vel[1] = u * sigma * uy;
-    vel[2] = u * sigma * uz;
+    along_random_direction(r, u * sigma, vel);
 }
 
 /* One body of the model, in double precision. */

@@ -30,6 +30,9 @@ typedef enum nb_model {
 
 /* arcsin by its series in plain IEEE arithmetic (libm's asin may differ by an ulp), |x| <= 1. */
 double nb_asin(double x);
+/* ln x (x > 0) and e^y (y <= 0) the same way, for the Jeans velocities of hernquist-bh. */
+double nb_log(double x);
+double nb_exp(double y);
 
 typedef enum nb_masses {
     NB_MASSES_EQUAL,    /* m = 1/N */
