@@ -813,11 +813,11 @@ static void active_forces(tree *t, const nbd_soa *b, size_t offset, int n, float
         return;
     }
     const int *active = active_list(as, level + offset, NULL, n, substep, deepest);
-    const int chunks = n / BLOCK < DIRECT_CHUNKS ? (n + BLOCK - 1) / BLOCK : DIRECT_CHUNKS;
-    direct_partial<<<dim3(chunks, (count + BLOCK - 1) / BLOCK), BLOCK>>>(b->x + offset, b->y + offset, b->z + offset,
-                                                                        b->m + offset, n, active, count, eps2, as->part);
+    const unsigned chunks = blocks_for((size_t)n) < DIRECT_CHUNKS ? blocks_for((size_t)n) : DIRECT_CHUNKS;
+    direct_partial<<<dim3(chunks, blocks_for((size_t)count)), BLOCK>>>(b->x + offset, b->y + offset, b->z + offset,
+                                                                      b->m + offset, n, active, count, eps2, as->part);
     NB_LAUNCH();
-    direct_total<<<(count + BLOCK - 1) / BLOCK, BLOCK>>>(as->part, chunks, count, active, acc + offset);
+    direct_total<<<blocks_for((size_t)count), BLOCK>>>(as->part, (int)chunks, count, active, acc + offset);
     NB_LAUNCH();
 }
 
