@@ -216,28 +216,24 @@ blocklevels_block() {
 }
 
 # step13 against step12 on the sphere with a black hole (blocksteps-bh.csv: the judge's rows of one call, the
-# time phase at 1 M and the energy phase at 131072; blocksteps-bh-energy.csv: diag's): each run's time to t = 1
-# at 1 M beside its energy error, and step13's speedup over step12's fastest power-of-two dt under 1e-4.
+# time phase at 1 M and the energy phase at 131072; blocksteps-bh-energy.csv: diag's), joined by
+# report/query/blocksteps.awk: each run's time to t = 1 at 1 M beside its energy error, and step13's speedup
+# over step12's fastest power-of-two dt under 1e-4.
 blockhole_block() {
     local src rows
     src=$(files blocksteps-bh-energy.csv blocksteps-bh.csv)
     # shellcheck disable=SC2086
-    [ -n "$src" ] && rows=$(awk -F, 'FNR == 1 { delete c; for (i = 1; i <= NF; ++i) c[$i] = i; kind = ("rel_energy_error" in c) ? "e" : "r"; next }
-        kind == "e" { err[$c["label"]] = $c["rel_energy_error"] }
-        kind == "r" && $c["tag"] ~ /^bs-1M-/ { l = substr($c["tag"], 7); gsub(/_/, "/", l); if (!(l in t)) o[++n] = l
-            t[l] = $c["kernel_s"]; eps[l] = $c["eps"]; dev[l] = $c["device"] " (" substr($c["date"], 1, 10) ", commit `" $c["commit"] "`)" }
-        END { for (i = 1; i <= n; ++i) { l = o[i]; if (!(l in err)) continue; e = err[l] + 0; if (e < 0) e = -e
-            print l "\t" eps[l] "\t" t[l] "\t" e "\t" dev[l] } }' $src)
+    [ -n "$src" ] && rows=$(awk -v runs=1M- -f report/query/blocksteps.awk $src | awk -F, '$2 ~ /hole/')
     [ -n "${rows:-}" ] || { none "no recorded block-step study of the sphere with a black hole yet (report/sweeps/blocksteps.sh, BS_MODEL=hernquist-bh)"; return; }
     echo "| ε | step | its step | time to t = 1, N = 1 M (s) | \|ΔE/E\| at t = 1, N = 131072 | under 1e-4 | speedup over step12 under 1e-4 |"
     echo "|--:|---|---|--:|--:|---|--:|"
-    awk -F'\t' '{ l[NR] = $0; s12 = ($1 ~ /^s12/); if (s12 && $4 <= 1e-4 && (best == "" || $3 < best)) best = $3 }
-        END { for (i = 1; i <= NR; ++i) { split(l[i], f, "\t"); s12 = (f[1] ~ /^s12/); step = f[1]; sub(/.*-(dt|eta)/, "", step)
-            printf "| %s | step%s | %s %s | %.3g | %.3e | %s | %s |\n", f[2], s12 ? "12" : "13", (f[1] ~ /-dt1\//) ? "dt" : "η", step, f[3], f[4],
-                (f[4] <= 1e-4 ? "yes" : "no"), (!s12 && f[4] <= 1e-4 && best > 0) ? sprintf("%.2f×", best / f[3]) : "" } }' <<< "$rows"
+    awk -F, '{ l[NR] = $0; if ($1 == 12 && $7 <= 1e-4 && (best == "" || $6 < best)) best = $6 }
+        END { for (i = 1; i <= NR; ++i) { split(l[i], f, ",")
+            printf "| %s | step%s | %s %s | %.3g | %s | %s | %s |\n", f[2] + 0, f[1], (f[3] == "dt" ? "dt" : "η"), f[4], f[6], f[7],
+                (f[7] + 0 <= 1e-4 ? "yes" : "no"), (f[1] == 13 && f[7] + 0 <= 1e-4 && best > 0) ? sprintf("%.2f×", best / f[6]) : "" } }' <<< "$rows"
     echo
     printf 'The Hernquist sphere about a black hole of 1 %% of the mass (`--model hernquist-bh`); step13 at dt_max = 1/16 with 12 levels; the error of the final state against the start, fp64 (build/tools/diag), at N = 131072 (the fp64 energy of 1 M bodies is O(N²) on the host). Recorded: %s.\n' \
-        "$(awk -F'\t' '{ if (!($5 in s)) { s[$5] = 1; o = o (o ? "; " : "") $5 } } END { print o }' <<< "$rows")"
+        "$(awk -F, '{ k = $8 " (" $9 ", commit `" $10 "`)"; if (!(k in s)) { s[k] = 1; o = o (o ? "; " : "") k } } END { print o }' <<< "$rows")"
 }
 
 [ -f "$report" ] || { echo "tables: no $report" >&2; exit 1; }
