@@ -38,6 +38,9 @@
 #ifndef SMALL_ACTIVE /* at most this many active bodies in a system: a direct sum, no tree (report/sweeps/blocksteps.sh) */
 #define SMALL_ACTIVE 1024
 #endif
+#ifndef REFIT_PERCENT /* at most this share of a system active: refit the tree's shape, not rebuild it (0: never) */
+#define REFIT_PERCENT 10
+#endif
 #ifndef DIRECT_CHUNKS /* the direct sum's chunks of bodies: blocks enough to fill any GPU whatever the active count */
 #define DIRECT_CHUNKS 512
 #endif
@@ -53,7 +56,8 @@
 
 typedef unsigned long long morton_key;
 
-/* The tree of one system, in sorted order (reused system after system). */
+/* The tree of one system, in sorted order (reused system after system); its shape (sorted_ids, child,
+ * parent, range) is kept for every system, so that a later substep can refit it. */
 typedef struct tree {
     morton_key *keys, *sorted_keys;
     int *ids, *sorted_ids;  /* sorted position -> index of the body in the system */
@@ -696,17 +700,17 @@ __global__ void close_kicks(nbd_soa bodies, const float4 *acc, const int *level,
 
 static unsigned blocks_for(size_t count) { return (unsigned)((count + BLOCK - 1) / BLOCK); }
 
-static void tree_alloc(tree *t, int n)
+static void tree_alloc(tree *t, int n, int systems)
 {
-    const size_t nn = (size_t)n, inner = n > 1 ? nn - 1 : 1;
+    const size_t nn = (size_t)n, inner = n > 1 ? nn - 1 : 1, s = (size_t)systems;
     t->keys = (morton_key *)nbd_malloc(nn * sizeof(morton_key), "the tree (Morton keys)");
     t->sorted_keys = (morton_key *)nbd_malloc(nn * sizeof(morton_key), "the tree (sorted keys)");
     t->ids = (int *)nbd_malloc(nn * sizeof(int), "the tree (body indices)");
-    t->sorted_ids = (int *)nbd_malloc(nn * sizeof(int), "the tree (sorted indices)");
+    t->sorted_ids = (int *)nbd_malloc(s * nn * sizeof(int), "the tree (sorted indices)");
     t->pos = (float4 *)nbd_malloc(nn * sizeof(float4), "the tree (sorted bodies)");
-    t->child = (int2 *)nbd_malloc(inner * sizeof(int2), "the tree (children)");
-    t->parent = (int *)nbd_malloc((inner + nn) * sizeof(int), "the tree (parents)");
-    t->range = (int2 *)nbd_malloc(inner * sizeof(int2), "the tree (ranges)");
+    t->child = (int2 *)nbd_malloc(s * inner * sizeof(int2), "the tree (children)");
+    t->parent = (int *)nbd_malloc(s * (inner + nn) * sizeof(int), "the tree (parents)");
+    t->range = (int2 *)nbd_malloc(s * inner * sizeof(int2), "the tree (ranges)");
     t->com = (float4 *)nbd_malloc(inner * sizeof(float4), "the tree (centres of mass)");
     t->quad = (float4 *)nbd_malloc(inner * sizeof(float4), "the tree (quadrupoles)");
     t->quad2 = (float2 *)nbd_malloc(inner * sizeof(float2), "the tree (quadrupoles)");
@@ -772,44 +776,56 @@ static const int *active_list(active_set *a, const int *level, const int *sorted
     return a->list;
 }
 
-/* The forces on the bodies of one system (device arrays at `offset`) active at `substep`, `count` of them
- * (n: every body, as step12), into acc[offset ...]. The tree is built from every body, drifted to now. */
-static void tree_forces(tree *t, const nbd_soa *b, size_t offset, int n, float inv_theta, float eps2, float4 *acc,
-                        active_set *as, const int *level, int substep, int deepest, int count)
+/* The forces on the bodies of system `sys` active at `substep`, `count` of them (n: every body, as
+ * step12), into acc[sys * n ...], from every body drifted to now. `rebuild`: sort the bodies and build the
+ * tree anew; else refit the shape the last build left (same order, same children) to where the bodies are:
+ * each cell's moments and box are summed again, so its opening distance grows as its bodies spread. */
+static void tree_forces(tree *t, const nbd_soa *b, int sys, int n, float inv_theta, float eps2, float4 *acc,
+                        active_set *as, const int *level, int substep, int deepest, int count, bool rebuild)
 {
+    const size_t offset = (size_t)sys * n, inner = n > 1 ? (size_t)n - 1 : 1;
     const float *x = b->x + offset, *y = b->y + offset, *z = b->z + offset, *m = b->m + offset;
+    int *sorted_ids = t->sorted_ids + offset, *parent = t->parent + sys * (inner + n);
+    int2 *child = t->child + sys * inner, *range = t->range + sys * inner;
     const unsigned grid = blocks_for((size_t)n);
-    reset_bounds<<<1, 32>>>(t->bounds);
-    NB_LAUNCH();
-    find_bounds<<<grid < 1024 ? grid : 1024, BLOCK>>>(x, y, z, n, t->bounds);
-    NB_LAUNCH();
-    morton<<<grid, BLOCK>>>(x, y, z, n, t->bounds, t->keys, t->ids);
-    NB_LAUNCH();
-    NB_CUDA(cub::DeviceRadixSort::SortPairs(t->sort_scratch, t->sort_bytes, t->keys, t->sorted_keys, t->ids,
-                                            t->sorted_ids, n, 0, 63));
-    gather_sorted<<<grid, BLOCK>>>(x, y, z, m, t->sorted_ids, n, t->pos);
+    if (rebuild) {
+        reset_bounds<<<1, 32>>>(t->bounds);
+        NB_LAUNCH();
+        find_bounds<<<grid < 1024 ? grid : 1024, BLOCK>>>(x, y, z, n, t->bounds);
+        NB_LAUNCH();
+        morton<<<grid, BLOCK>>>(x, y, z, n, t->bounds, t->keys, t->ids);
+        NB_LAUNCH();
+        NB_CUDA(cub::DeviceRadixSort::SortPairs(t->sort_scratch, t->sort_bytes, t->keys, t->sorted_keys, t->ids,
+                                                sorted_ids, n, 0, 63));
+    }
+    gather_sorted<<<grid, BLOCK>>>(x, y, z, m, sorted_ids, n, t->pos);
     NB_LAUNCH();
     if (n > 1) {
-        build<<<blocks_for((size_t)n - 1), BLOCK>>>(t->sorted_keys, n, t->child, t->parent, t->range);
-        NB_LAUNCH();
+        if (rebuild) {
+            build<<<blocks_for((size_t)n - 1), BLOCK>>>(t->sorted_keys, n, child, parent, range);
+            NB_LAUNCH();
+        }
         NB_CUDA(cudaMemsetAsync(t->visits, 0, ((size_t)n - 1) * sizeof(int)));
-        summarize<<<grid, BLOCK>>>(t->pos, t->child, t->parent, n, inv_theta, t->visits, t->com, t->quad, t->quad2,
-                                   t->lo, t->hi);
+        summarize<<<grid, BLOCK>>>(t->pos, child, parent, n, inv_theta, t->visits, t->com, t->quad, t->quad2, t->lo,
+                                   t->hi);
         NB_LAUNCH();
     }
-    const int *active = count < n ? active_list(as, level + offset, t->sorted_ids, n, substep, deepest) : NULL;
-    traverse<<<blocks_for((size_t)count), BLOCK>>>(t->pos, t->child, t->range, t->com, t->quad, t->quad2, t->lo, t->hi,
-                                                   t->sorted_ids, n, active, count, eps2, acc + offset, t->overflow);
+    const int *active = count < n ? active_list(as, level + offset, sorted_ids, n, substep, deepest) : NULL;
+    traverse<<<blocks_for((size_t)count), BLOCK>>>(t->pos, child, range, t->com, t->quad, t->quad2, t->lo, t->hi,
+                                                   sorted_ids, n, active, count, eps2, acc + offset, t->overflow);
     NB_LAUNCH();
 }
 
-/* The forces on a system's active bodies: through the tree, or for SMALL_ACTIVE or fewer (but not all)
- * a direct sum for each, where a walk of so few warps would leave the GPU idle behind the tree's build. */
-static void active_forces(tree *t, const nbd_soa *b, size_t offset, int n, float inv_theta, float eps2, float4 *acc,
+/* The forces on a system's active bodies: through the tree (rebuilt for more than REFIT_PERCENT % of the
+ * bodies, refitted for fewer: the walk of a few cannot pay for a sort), or for SMALL_ACTIVE or fewer (but
+ * not all) a direct sum for each, where a walk of so few warps would leave the GPU idle. */
+static void active_forces(tree *t, const nbd_soa *b, int sys, int n, float inv_theta, float eps2, float4 *acc,
                           active_set *as, const int *level, int substep, int deepest, int count)
 {
+    const size_t offset = (size_t)sys * n;
     if (count == n || count > SMALL_ACTIVE) {
-        tree_forces(t, b, offset, n, inv_theta, eps2, acc, as, level, substep, deepest, count);
+        const bool rebuild = (size_t)count * 100 > (size_t)n * REFIT_PERCENT;
+        tree_forces(t, b, sys, n, inv_theta, eps2, acc, as, level, substep, deepest, count, rebuild);
         return;
     }
     const int *active = active_list(as, level + offset, NULL, n, substep, deepest);
@@ -901,7 +917,7 @@ static void block_steps(const nb_run *run, nbd_soa *bodies, int n, int systems, 
         level_clock_start(ls);
 #endif
         for (int sys = 0; sys < systems; ++sys) /* every body is active at the start: step12's forces */
-            tree_forces(t, bodies, (size_t)sys * n, n, inv_theta, run->eps2, acc, as, ls->level, 0, 0, n);
+            tree_forces(t, bodies, sys, n, inv_theta, run->eps2, acc, as, ls->level, 0, 0, n, true);
         NB_CUDA(cudaMemsetAsync(ls->hist, 0, hist_bytes));
         assign_levels<<<blocks_for(count), BLOCK>>>(acc, count, n, eta, eps, dt_max, top, ls->level, ls->hist);
         NB_LAUNCH();
@@ -922,7 +938,7 @@ static void block_steps(const nb_run *run, nbd_soa *bodies, int n, int systems, 
             for (int sys = 0; sub > 0 && sys < systems; ++sys) {
                 const int active = active_count(ls->hist_host + (size_t)sys * NB_LEVELS_MAX, sub, deepest);
                 if (active > 0)
-                    active_forces(t, bodies, (size_t)sys * n, n, inv_theta, run->eps2, acc, as, ls->level, sub,
+                    active_forces(t, bodies, sys, n, inv_theta, run->eps2, acc, as, ls->level, sub,
                                   deepest, active);
                 evaluations += active;
                 direct += active > 0 && active <= SMALL_ACTIVE && active < n;
@@ -947,7 +963,7 @@ static void block_steps(const nb_run *run, nbd_soa *bodies, int n, int systems, 
         level_clock_start(ls);
 #endif
         for (int sys = 0; sys < systems; ++sys)
-            tree_forces(t, bodies, (size_t)sys * n, n, inv_theta, run->eps2, acc, as, ls->old_level, 0, 0, n);
+            tree_forces(t, bodies, sys, n, inv_theta, run->eps2, acc, as, ls->old_level, 0, 0, n, true);
         close_kicks<<<blocks_for(count), BLOCK>>>(*bodies, acc, ls->old_level, count, dt_max);
         NB_LAUNCH();
 #ifdef LEVEL_REPORT
@@ -999,7 +1015,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
     nbd_soa_upload(s, &bodies);
     float4 *acc = (float4 *)nbd_malloc(count * sizeof(float4), "the accelerations");
     tree t;
-    tree_alloc(&t, n);
+    tree_alloc(&t, n, systems);
     active_set as;
     active_alloc(&as, n);
     levels_state ls;

@@ -9,6 +9,8 @@
 #            with each run's own dt, dt_max for step13)
 #   time     N = 1048576, t = 0..1: step12 over dt, step13 over eta (dt_max 1/16, BS_LEVELS levels)
 #   levels   the level histogram and each level's cost (a -DLEVEL_REPORT build, at 1 M and 8 M)
+#   refit    the tree refitted against rebuilt on partial substeps (REFIT_PERCENT 0, the default, 100): each
+#            level's cost at 1 M and the energy error at BS_ENERGY_N, at eta BS_REFIT_ETA (0.1)
 #   small    where the small-active-set path pays: SMALL_ACTIVE=0 (always the tree) against a build that
 #            always takes the direct sum for a partial set, per substep's active count
 #   big      N = 8388608: step12 at one dt, step13 at one eta
@@ -21,7 +23,7 @@
 #   BS_PHASES="check faults energy time levels small big"  BS_ENERGY_N=131072  BS_LEVELS=8  COMMIT=...
 #   BS_EPS=0.01 (the softening; another one tags every label with it), BS_DT12 / BS_ETAS (the energy phase's
 #   step12 1/dt and step13 eta lists), BS_TIME_DT12 / BS_TIME_ETAS (the time phase's), BS_BIG_N=8388608,
-#   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
+#   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_REFIT_ETA (the refit phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blocksteps.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "blocksteps.sh: cannot create $1" >&2; exit 2; }
@@ -40,7 +42,7 @@ s13=build/bin/step13_block_steps
 snaps=build/blocksteps
 mkdir -p "$cache" "$snaps"
 fails=0
-phases=${BS_PHASES:-check faults energy time levels small big}
+phases=${BS_PHASES:-check faults energy time levels refit small big}
 energy_n=${BS_ENERGY_N:-131072}
 levels=${BS_LEVELS:-8}
 eps=${BS_EPS:-0.01}
@@ -52,9 +54,9 @@ variant() { echo "build/bs-$1/bin/step13_block_steps"; }
 say "build (commit ${COMMIT:-unknown})"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader
 # The variants: label and STEP_DEFS (several flags are one make word).
-labels=(report planted-kick planted-level tree-only direct-only)
+labels=(report planted-kick planted-level tree-only direct-only rebuild-only refit-all)
 defs=("-DLEVEL_REPORT" "-DPLANT_MISSED_KICK" "-DPLANT_LEVEL_OFF_BY_ONE" "-DLEVEL_REPORT -DSMALL_ACTIVE=0"
-    "-DLEVEL_REPORT -DSMALL_ACTIVE=1073741824")
+    "-DLEVEL_REPORT -DSMALL_ACTIVE=1073741824" "-DLEVEL_REPORT -DREFIT_PERCENT=0" "-DLEVEL_REPORT -DREFIT_PERCENT=100")
 make -j8 "${deps[@]}" $s12 $s13 build/tools/diag > build/bs-build-main.log 2>&1 &
 pids=($!)
 names=(main)
@@ -139,25 +141,30 @@ if phase faults "planted faults: each run must end elsewhere than the correct st
     done
 fi
 
+# energy_of SPHERE LABEL DT EXE ARGS...: a timed run from the sphere to t = 1, and its energy error into $ecsv.
+energy_of() {
+    local f=$1 label=$2 dt=$3 exe=$4 start final opt=()
+    shift 4
+    start=$snaps/energy-start-${label//\//_}.nbs final=$snaps/energy-${label//\//_}.nbs
+    # The contract reads the drawn velocities as v(-dt/2): diag synchronises the start with the run's own
+    # dt (written into this copy's header), so each run's error is its integration's, not the start's.
+    $s12 -q -i "$f" --steps 0 --validate off --dt "$dt" --eps $eps -o "$start" ||
+        { echo "FAIL start of $label"; fails=$((fails + 1)); return 1; }
+    timed "energy-$label" "$exe" -i "$start" --validate off -o "$final" --eps $eps --dt "$dt" "$@" || return 1
+    [ -s "$ecsv" ] && opt=(--no-header)
+    build/tools/diag "${opt[@]}" --label "$label" "$start" "$final" >> "$ecsv" ||
+        { echo "FAIL diag $label"; fails=$((fails + 1)); return 1; }
+    awk -F, -v l="$label" '$1 == l { e = $11 } END { printf "  %-14s relative energy error at t = 1: %.3e\n", l, e }' "$ecsv"
+}
+
 if phase energy "energy: N = $energy_n, t = 0..1, relative energy error against the drawn sphere"; then
     f=$(sphere "$energy_n") || exit 1
     runs=()
     for k in $dt12s; do runs+=("s12$sfx-dt1/$k $(awk -v k="$k" 'BEGIN { printf "%.10g", 1 / k }') $s12 -k $k"); done
     for e in $etas; do runs+=("s13$sfx-eta$e 0.0625 $s13 -k 16 --levels $levels --eta $e"); done
     for r in "${runs[@]}"; do
-        read -r label dt exe args <<< "$r"
-        start=$snaps/energy-start-${label//\//_}.nbs final=$snaps/energy-${label//\//_}.nbs
-        # The contract reads the drawn velocities as v(-dt/2): diag synchronises the start with the run's own
-        # dt (written into this copy's header), so each run's error is its integration's, not the start's.
-        $s12 -q -i "$f" --steps 0 --validate off --dt "$dt" --eps $eps -o "$start" ||
-            { echo "FAIL start of $label"; fails=$((fails + 1)); continue; }
         # shellcheck disable=SC2086
-        timed "energy-$label" "$exe" -i "$start" --validate off -o "$final" --eps $eps --dt "$dt" $args || continue
-        opt=()
-        [ -s "$ecsv" ] && opt=(--no-header)
-        build/tools/diag "${opt[@]}" --label "$label" "$start" "$final" >> "$ecsv" ||
-            { echo "FAIL diag $label"; fails=$((fails + 1)); continue; }
-        awk -F, -v l="$label" '$1 == l { e = $11 } END { printf "  %-14s relative energy error at t = 1: %.3e\n", l, e }' "$ecsv"
+        energy_of "$f" $r
     done
 fi
 
@@ -174,6 +181,23 @@ if phase levels "levels: the histogram and each level's cost (LEVEL_REPORT: ever
         "$(variant report)" -q -r 1 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off \
             2> build/bs-levels.log >/dev/null || { echo "FAIL levels eta $e"; fails=$((fails + 1)); continue; }
         levels_rows "1M-eta$e$sfx" build/bs-levels.log
+    done
+fi
+
+if phase refit "refit: the tree rebuilt at every partial substep (REFIT_PERCENT=0), refitted below 10 % active (the step), refitted always (100)"; then
+    re=${BS_REFIT_ETA:-0.1}
+    f=$(sphere 1048576) || exit 1
+    ways=("rebuild-only rebuild" "report step" "refit-all refit") # the variant, and its name in the labels
+    for w in "${ways[@]}"; do
+        read -r v name <<< "$w"
+        "$(variant "$v")" -q -r 1 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$re" --validate off \
+            2> build/bs-refit.log >/dev/null || { echo "FAIL refit $v"; fails=$((fails + 1)); continue; }
+        levels_rows "1M-eta$re$sfx-$name" build/bs-refit.log
+    done
+    f=$(sphere "$energy_n") || exit 1
+    for w in "${ways[@]}"; do
+        read -r v name <<< "$w"
+        energy_of "$f" "s13$sfx-eta$re-$name" 0.0625 "$(variant "$v")" -k 16 --levels "$levels" --eta "$re"
     done
 fi
 
