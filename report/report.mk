@@ -7,7 +7,7 @@
 # (brought back from lent GPU machines), data/gpu (make report on a GPU machine); of each row they
 # show, the figures and tables take the latest recording's (report/query/recordings.sh).
 
-REPORT_TOOLS := $(BUILD)/tools/diag $(BUILD)/tools/snap2txt $(BUILD)/tools/kepler
+REPORT_TOOLS := $(BUILD)/tools/diag $(BUILD)/tools/snap2txt $(BUILD)/tools/kepler $(BUILD)/tools/stagger
 # Where `make report` records: a GPU machine's run replaces report/data/gpu, a CPU machine's report/data/cpu.
 REPORT_OUT = report/data/$(if $(shell nvidia-smi -L 2>/dev/null | grep '^GPU'),gpu,cpu)
 # make report PHASES="ladder block" measures only those (report/sweeps/measure.sh lists them).
@@ -20,13 +20,17 @@ MOVIE_EVERY ?=
 # make cpu-peer CPU_PEER_OUT=DIR (default build/cpu-peer) ROUNDS=5 REPEAT=5
 CPU_PEER_OUT ?= $(BUILD)/cpu-peer
 
-.PHONY: report figures movie report-tools report-tables cpu-peer
+.PHONY: report figures movie report-tools report-tables cpu-peer test-stagger
 
 $(REPORT_TOOLS): $(BUILD)/tools/%: report/tools/%.c $(LIBNBODY) | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -o $@ $< $(LIBNBODY) $(LDLIBS)
 
-report-tools: $(REPORT_TOOLS)                        ## build the report's C tools (diag, snap2txt, kepler)
+report-tools: $(REPORT_TOOLS)                        ## build the report's C tools (diag, snap2txt, kepler, stagger)
+
+# stagger on a drawn sphere: its start's energy is the drawn one's, bad input refused (tests/stagger-check.sh).
+test-stagger: $(BUILD)/tools/stagger $(BUILD)/tools/diag $(TEST_CPU_WRITTEN_BINS)  ## report/tools/stagger sets a drawn sphere half a step back: the energy is the drawn one's
+	@bash tests/stagger-check.sh $(BUILD)/stagger-check $(BUILD)/tools/stagger $(BUILD)/tools/diag $(TEST_CPU_WRITTEN_BINS)
 
 report: $(REPORT_TOOLS)                              ## measure every sweep here into report/data, then draw (GPU machine)
 	@out='$(REPORT_OUT)'; echo "report: recording into $$out"; \

@@ -41,6 +41,9 @@
 #ifndef REFIT_PERCENT /* at most this share of a system active: refit the tree's shape, not rebuild it (0: never) */
 #define REFIT_PERCENT 10
 #endif
+#ifndef SPREAD_ACTIVE /* at most this many active bodies: a warp each, its lanes sharing the body's lists */
+#define SPREAD_ACTIVE 16384
+#endif
 #ifndef DIRECT_CHUNKS /* the direct sum's chunks of bodies: blocks enough to fill any GPU whatever the active count */
 #define DIRECT_CHUNKS 512
 #endif
@@ -349,34 +352,46 @@ __device__ __forceinline__ void cell_force(float4 c, float4 q, float2 q2, float 
     END SOLUTION */
 }
 
-/* Sum the gathered far nodes (moments) or bodies (points) for this lane's body. */
+/* Sum the gathered far nodes (moments) or bodies (points) for this lane's body; `spread`: the warp's one
+ * body, this lane taking every 32nd entry from its own (`lane`). */
 __device__ __forceinline__ void sum_cells(const float4 *c, const float4 *q, const float2 *q2, int count, float4 p,
-                                          float eps2, float *ax, float *ay, float *az)
+                                          float eps2, bool spread, int lane, float *ax, float *ay, float *az)
 {
+    if (spread) {
+        for (int j = lane; j < count; j += 32)
+            cell_force(c[j], q[j], q2[j], p.x, p.y, p.z, eps2, ax, ay, az);
+        return;
+    }
     for (int j = 0; j < count; ++j)
         cell_force(c[j], q[j], q2[j], p.x, p.y, p.z, eps2, ax, ay, az);
 }
-__device__ __forceinline__ void sum_bodies(const float4 *b, int count, float4 p, float eps2, float *ax, float *ay,
-                                           float *az)
+__device__ __forceinline__ void sum_bodies(const float4 *b, int count, float4 p, float eps2, bool spread, int lane,
+                                           float *ax, float *ay, float *az)
 {
+    if (spread) {
+        for (int j = lane; j < count; j += 32)
+            interact(b[j], p.x, p.y, p.z, eps2, ax, ay, az);
+        return;
+    }
 #pragma unroll 4
     for (int j = 0; j < count; ++j)
         interact(b[j], p.x, p.y, p.z, eps2, ax, ay, az);
 }
 /* Once a warp's body list holds 32 entries: sum it and empty it (every lane has read it before any
  * lane writes it again). */
-__device__ __forceinline__ void sum_bodies_if_full(const float4 *b, int *count, float4 p, float eps2, float *ax,
-                                                   float *ay, float *az)
+__device__ __forceinline__ void sum_bodies_if_full(const float4 *b, int *count, float4 p, float eps2, bool spread,
+                                                   int lane, float *ax, float *ay, float *az)
 {
     if (*count >= 32) {
-        sum_bodies(b, *count, p, eps2, ax, ay, az);
+        sum_bodies(b, *count, p, eps2, spread, lane, ax, ay, az);
         *count = 0;
         __syncwarp();
     }
 }
 
 /* One thread per active body (`active`: their sorted positions, in order; NULL: every body), a warp per
- * group of 32 neighbours in the sorted order. The warp walks the
+ * group of 32 neighbours in the sorted order; or, `spread`, a warp per active body, for a few active bodies
+ * (a few warps of deep bodies, each walk long, would leave the GPU idle). The warp walks the
  * tree 32 nodes a round, one per lane. A node is opened if any body of the group is within its opening
  * distance or inside its box (step10's rule, so the error is step10's walk's): the group's box answers
  * first, and only a node the box would open is checked body by body. Far nodes and the bodies of opened
@@ -385,16 +400,16 @@ __device__ __forceinline__ void sum_bodies_if_full(const float4 *b, int *count, 
 __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 *child, const int2 *range,
                                                   const float4 *com, const float4 *quad, const float2 *quad2,
                                                   const float4 *lo, const float4 *hi, const int *sorted_ids, int n,
-                                                  const int *active, int count, float eps2, float4 *acc,
-                                                  int *overflow)
+                                                  const int *active, int count, bool spread, float eps2,
+                                                  float4 *acc, int *overflow)
 {
     __shared__ int stack[WARPS][STACK_SLOTS];
     __shared__ float4 cell_c[WARPS][LIST], cell_q[WARPS][LIST], body[WARPS][LIST];
     __shared__ float2 cell_q2[WARPS][LIST];
     __shared__ float4 group[WARPS][32]; /* the warp's bodies */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int k = blockIdx.x * BLOCK + threadIdx.x;
-    if (k - lane >= count) /* the whole warp is past the last active body */
+    const int k = spread ? (blockIdx.x * BLOCK + threadIdx.x) >> 5 : blockIdx.x * BLOCK + threadIdx.x;
+    if ((spread ? k : k - lane) >= count) /* the whole warp is past the last active body */
         return;
     const bool valid = k < count;
     const int self = active ? active[valid ? k : count - 1] : (valid ? k : n - 1); /* its sorted position */
@@ -486,11 +501,11 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
         top += 2 * __popc(vote);
         __syncwarp();
         if (cells >= 32) {
-            sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, &ax, &ay, &az);
+            sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, spread, lane, &ax, &ay, &az);
             cells = 0;
             __syncwarp();
         }
-        sum_bodies_if_full(body[warp], &bodies, p, eps2, &ax, &ay, &az);
+        sum_bodies_if_full(body[warp], &bodies, p, eps2, spread, lane, &ax, &ay, &az);
         vote = __ballot_sync(FULL_MASK, few);
         while (vote) { /* the opened small nodes, one after another: their bodies into the list */
             const int src = __ffs(vote) - 1;
@@ -500,13 +515,18 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
                 body[warp][bodies + j] = pos[first + j];
             bodies += count;
             __syncwarp();
-            sum_bodies_if_full(body[warp], &bodies, p, eps2, &ax, &ay, &az);
+            sum_bodies_if_full(body[warp], &bodies, p, eps2, spread, lane, &ax, &ay, &az);
         }
     }
     __syncwarp();
-    sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, &ax, &ay, &az);
-    sum_bodies(body[warp], bodies, p, eps2, &ax, &ay, &az);
-    if (valid)
+    sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, spread, lane, &ax, &ay, &az);
+    sum_bodies(body[warp], bodies, p, eps2, spread, lane, &ax, &ay, &az);
+    for (int off = 16; spread && off > 0; off >>= 1) { /* the lanes' shares, in a fixed order */
+        ax += __shfl_xor_sync(FULL_MASK, ax, off);
+        ay += __shfl_xor_sync(FULL_MASK, ay, off);
+        az += __shfl_xor_sync(FULL_MASK, az, off);
+    }
+    if (valid && (!spread || lane == 0))
         acc[sorted_ids[self]] = make_float4(ax, ay, az, 0.0f);
 }
 
@@ -811,8 +831,10 @@ static void tree_forces(tree *t, const nbd_soa *b, int sys, int n, float inv_the
         NB_LAUNCH();
     }
     const int *active = count < n ? active_list(as, level + offset, sorted_ids, n, substep, deepest) : NULL;
-    traverse<<<blocks_for((size_t)count), BLOCK>>>(t->pos, child, range, t->com, t->quad, t->quad2, t->lo, t->hi,
-                                                   sorted_ids, n, active, count, eps2, acc + offset, t->overflow);
+    const bool spread = count < n && count <= SPREAD_ACTIVE;
+    traverse<<<blocks_for((size_t)count * (spread ? 32 : 1)), BLOCK>>>(t->pos, child, range, t->com, t->quad, t->quad2,
+                                                                        t->lo, t->hi, sorted_ids, n, active, count,
+                                                                        spread, eps2, acc + offset, t->overflow);
     NB_LAUNCH();
 }
 

@@ -180,7 +180,7 @@ test-answers:  ## [instructors] the instructors' worked answers that are code or
 
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
 # test-answers (tests/answers.sh) is the instructors' and not in a handout.
-TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-floors test-tools test-ladder \
+TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-floors test-tools test-stagger test-ladder \
   $(if $(wildcard tests/answers.sh),test-answers)
 # Its last line is the verdict, "N passed, N failed, N skipped" (tests/all.sh); the compilers' command
 # lines show with V=1 only.

@@ -7,10 +7,14 @@
 #   energy   N = BS_ENERGY_N (131072): t = 0..1, step12 over its shared dt, step13 over eta; relative energy
 #            error of the final state against the start (build/tools/diag: fp64, velocities synchronised
 #            with each run's own dt, dt_max for step13)
+#   Every run of the energy, time, levels, deep, small and big phases starts from the drawn sphere set
+#   half its own step back (start_of, report/tools/stagger), so that all start from the same bodies.
 #   time     N = 1048576, t = 0..1: step12 over dt, step13 over eta (dt_max 1/16, BS_LEVELS levels)
 #   levels   the level histogram and each level's cost (a -DLEVEL_REPORT build, at 1 M and 8 M)
-#   refit    the tree refitted against rebuilt on partial substeps (REFIT_PERCENT 0, the default, 100): each
-#            level's cost at 1 M and the energy error at BS_ENERGY_N, at eta BS_REFIT_ETA (0.1)
+#   deep     the two savings on the few-body substeps, one at a time: the tree rebuilt and a warp per 32
+#            active bodies (REFIT_PERCENT=0 SPREAD_ACTIVE=0), refitted (SPREAD_ACTIVE=0), refitted and a
+#            warp per body (the step); each level's cost at 1 M and the energy error at BS_ENERGY_N, at eta
+#            BS_DEEP_ETA (0.1)
 #   small    where the small-active-set path pays: SMALL_ACTIVE=0 (always the tree) against a build that
 #            always takes the direct sum for a partial set, per substep's active count
 #   big      N = 8388608: step12 at one dt, step13 at one eta
@@ -23,7 +27,7 @@
 #   BS_PHASES="check faults energy time levels small big"  BS_ENERGY_N=131072  BS_LEVELS=8  COMMIT=...
 #   BS_EPS=0.01 (the softening; another one tags every label with it), BS_DT12 / BS_ETAS (the energy phase's
 #   step12 1/dt and step13 eta lists), BS_TIME_DT12 / BS_TIME_ETAS (the time phase's), BS_BIG_N=8388608,
-#   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_REFIT_ETA (the refit phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
+#   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_DEEP_ETA (the deep phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blocksteps.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "blocksteps.sh: cannot create $1" >&2; exit 2; }
@@ -42,7 +46,7 @@ s13=build/bin/step13_block_steps
 snaps=build/blocksteps
 mkdir -p "$cache" "$snaps"
 fails=0
-phases=${BS_PHASES:-check faults energy time levels refit small big}
+phases=${BS_PHASES:-check faults energy time levels deep small big}
 energy_n=${BS_ENERGY_N:-131072}
 levels=${BS_LEVELS:-8}
 eps=${BS_EPS:-0.01}
@@ -54,10 +58,10 @@ variant() { echo "build/bs-$1/bin/step13_block_steps"; }
 say "build (commit ${COMMIT:-unknown})"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader
 # The variants: label and STEP_DEFS (several flags are one make word).
-labels=(report planted-kick planted-level tree-only direct-only rebuild-only refit-all)
+labels=(report planted-kick planted-level tree-only direct-only rebuild-group refit-group)
 defs=("-DLEVEL_REPORT" "-DPLANT_MISSED_KICK" "-DPLANT_LEVEL_OFF_BY_ONE" "-DLEVEL_REPORT -DSMALL_ACTIVE=0"
-    "-DLEVEL_REPORT -DSMALL_ACTIVE=1073741824" "-DLEVEL_REPORT -DREFIT_PERCENT=0" "-DLEVEL_REPORT -DREFIT_PERCENT=100")
-make -j8 "${deps[@]}" $s12 $s13 build/tools/diag > build/bs-build-main.log 2>&1 &
+    "-DLEVEL_REPORT -DSMALL_ACTIVE=1073741824" "-DLEVEL_REPORT -DREFIT_PERCENT=0 -DSPREAD_ACTIVE=0" "-DLEVEL_REPORT -DSPREAD_ACTIVE=0")
+make -j8 "${deps[@]}" $s12 $s13 build/tools/diag build/tools/stagger > build/bs-build-main.log 2>&1 &
 pids=($!)
 names=(main)
 for k in "${!labels[@]}"; do
@@ -93,6 +97,21 @@ sphere() {
         { echo "FAIL drawing the $model sphere of $1 bodies" >&2; return 1; }
     echo "$f"
 }
+
+# start_of SPHERE DT: the sphere set half a step of DT back, so that a run of DT starts from the drawn
+# velocities: the contract reads a file's velocities as v(-DT/2), and the drawn ones read so would kick
+# the bodies by a DT/2 first (at DT = 1/16 that heats the cusp: 7 % of |E| about a black hole). step12's
+# forces, one step of dt = 1, give a; report/tools/stagger writes v - a DT/2 (made once, kept in $snaps).
+start_of() {
+    local f=$1 dt=$2 kicked=${1%.nbs}-kicked.nbs out=${1%.nbs}-start-$2.nbs
+    if [ ! -s "$out" ]; then
+        [ -s "$kicked" ] || $s12 -q -i "$f" --steps 1 --dt 1 --eps $eps --validate off -o "$kicked" >&2 ||
+            { echo "FAIL kicking $f (one step of dt = 1)" >&2; return 1; }
+        build/tools/stagger "$dt" "$f" "$kicked" "$out" >&2 || { echo "FAIL stagger $dt $f" >&2; return 1; }
+    fi
+    echo "$out"
+}
+inverse() { awk -v k="$1" 'BEGIN { printf "%.10g", 1 / k }'; }
 
 # levels_rows LABEL LOG: the "levels:" lines of a LEVEL_REPORT run's stderr into $lcsv.
 levels_rows() {
@@ -143,13 +162,11 @@ fi
 
 # energy_of SPHERE LABEL DT EXE ARGS...: a timed run from the sphere to t = 1, and its energy error into $ecsv.
 energy_of() {
-    local f=$1 label=$2 dt=$3 exe=$4 start final opt=()
+    local f=$1 label=$2 dt=$3 exe=$4 start final=$snaps/energy-${2//\//_}.nbs opt=()
     shift 4
-    start=$snaps/energy-start-${label//\//_}.nbs final=$snaps/energy-${label//\//_}.nbs
-    # The contract reads the drawn velocities as v(-dt/2): diag synchronises the start with the run's own
-    # dt (written into this copy's header), so each run's error is its integration's, not the start's.
-    $s12 -q -i "$f" --steps 0 --validate off --dt "$dt" --eps $eps -o "$start" ||
-        { echo "FAIL start of $label"; fails=$((fails + 1)); return 1; }
+    # The start holds v(-dt/2) for the run's own dt (start_of), which diag reads from its header: every
+    # run, whatever its step, starts from the drawn sphere, and its error is its integration's.
+    start=$(start_of "$f" "$dt") || { fails=$((fails + 1)); return 1; }
     timed "energy-$label" "$exe" -i "$start" --validate off -o "$final" --eps $eps --dt "$dt" "$@" || return 1
     [ -s "$ecsv" ] && opt=(--no-header)
     build/tools/diag "${opt[@]}" --label "$label" "$start" "$final" >> "$ecsv" ||
@@ -160,7 +177,7 @@ energy_of() {
 if phase energy "energy: N = $energy_n, t = 0..1, relative energy error against the drawn sphere"; then
     f=$(sphere "$energy_n") || exit 1
     runs=()
-    for k in $dt12s; do runs+=("s12$sfx-dt1/$k $(awk -v k="$k" 'BEGIN { printf "%.10g", 1 / k }') $s12 -k $k"); done
+    for k in $dt12s; do runs+=("s12$sfx-dt1/$k $(inverse "$k") $s12 -k $k"); done
     for e in $etas; do runs+=("s13$sfx-eta$e 0.0625 $s13 -k 16 --levels $levels --eta $e"); done
     for r in "${runs[@]}"; do
         # shellcheck disable=SC2086
@@ -170,29 +187,35 @@ fi
 
 if phase time "time: N = 1048576, t = 0..1"; then
     f=$(sphere 1048576) || exit 1
-    for k in $time_dt12s; do timed "1M-s12$sfx-dt1/$k" $s12 -i "$f" --eps $eps -k "$k" --dt "$(awk -v k="$k" 'BEGIN { printf "%.10g", 1 / k }')" --validate sample; done
-    [ -n "$sfx" ] || timed "1M-s13-levels1-dt1/64" $s13 -i "$f" --eps $eps -k 64 --dt 0.015625 --validate sample
-    for e in $time_etas; do timed "1M-s13$sfx-eta$e" $s13 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off; done
+    for k in $time_dt12s; do
+        st=$(start_of "$f" "$(inverse "$k")") || { fails=$((fails + 1)); continue; }
+        timed "1M-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k "$k" --dt "$(inverse "$k")" --validate sample
+    done
+    if [ -z "$sfx" ] && st=$(start_of "$f" 0.015625); then
+        timed "1M-s13-levels1-dt1/64" $s13 -i "$st" --eps $eps -k 64 --dt 0.015625 --validate sample
+    fi
+    st=$(start_of "$f" 0.0625) || exit 1
+    for e in $time_etas; do timed "1M-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off; done
 fi
 
 if phase levels "levels: the histogram and each level's cost (LEVEL_REPORT: every substep timed alone)"; then
-    f=$(sphere 1048576) || exit 1
+    f=$(sphere 1048576) && st=$(start_of "$f" 0.0625) || exit 1
     for e in 0.1 0.2 0.4; do
-        "$(variant report)" -q -r 1 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off \
+        "$(variant report)" -q -r 1 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off \
             2> build/bs-levels.log >/dev/null || { echo "FAIL levels eta $e"; fails=$((fails + 1)); continue; }
         levels_rows "1M-eta$e$sfx" build/bs-levels.log
     done
 fi
 
-if phase refit "refit: the tree rebuilt at every partial substep (REFIT_PERCENT=0), refitted below 10 % active (the step), refitted always (100)"; then
-    re=${BS_REFIT_ETA:-0.1}
-    f=$(sphere 1048576) || exit 1
-    ways=("rebuild-only rebuild" "report step" "refit-all refit") # the variant, and its name in the labels
+if phase deep "deep substeps: rebuilt with a warp per 32 active, refitted, refitted with a warp per body (the step)"; then
+    re=${BS_DEEP_ETA:-0.1}
+    f=$(sphere 1048576) && st=$(start_of "$f" 0.0625) || exit 1
+    ways=("rebuild-group rebuild" "refit-group refit" "report step") # the variant, and its name in the labels
     for w in "${ways[@]}"; do
         read -r v name <<< "$w"
-        "$(variant "$v")" -q -r 1 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$re" --validate off \
-            2> build/bs-refit.log >/dev/null || { echo "FAIL refit $v"; fails=$((fails + 1)); continue; }
-        levels_rows "1M-eta$re$sfx-$name" build/bs-refit.log
+        "$(variant "$v")" -q -r 1 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$re" --validate off \
+            2> build/bs-deep.log >/dev/null || { echo "FAIL deep $v"; fails=$((fails + 1)); continue; }
+        levels_rows "1M-eta$re$sfx-$name" build/bs-deep.log
     done
     f=$(sphere "$energy_n") || exit 1
     for w in "${ways[@]}"; do
@@ -202,9 +225,9 @@ if phase refit "refit: the tree rebuilt at every partial substep (REFIT_PERCENT=
 fi
 
 if phase small "small active sets: the tree (SMALL_ACTIVE=0) against the direct sum for every partial set, N = 1 M"; then
-    f=$(sphere 1048576) || exit 1
+    f=$(sphere 1048576) && st=$(start_of "$f" 0.0625) || exit 1
     for v in tree-only direct-only; do
-        "$(variant $v)" -q -r 1 -i "$f" --eps $eps -k 4 --dt 0.0625 --levels "$levels" --eta 0.2 --validate off \
+        "$(variant $v)" -q -r 1 -i "$st" --eps $eps -k 4 --dt 0.0625 --levels "$levels" --eta 0.2 --validate off \
             2> build/bs-small.log >/dev/null || { echo "FAIL $v"; fails=$((fails + 1)); continue; }
         levels_rows "1M-$v" build/bs-small.log
     done
@@ -224,9 +247,13 @@ fi
 if phase big "big: N = $big_n, t = 0..1 (the sphere is drawn on the host first: a minute or two)"; then
     f=$(sphere "$big_n") || exit 1
     big=$((big_n / 1048576))M
-    for k in ${BS_BIG_DT12:-64 128}; do timed "$big-s12$sfx-dt1/$k" $s12 -i "$f" --eps $eps -k $k --dt "$(awk -v k="$k" 'BEGIN { printf "%.10g", 1 / k }')" --validate sample; done
-    for e in ${BS_BIG_ETAS:-0.4 0.2}; do timed "$big-s13$sfx-eta$e" $s13 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta $e --validate off; done
-    "$(variant report)" -q -r 1 -i "$f" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta 0.4 --validate off \
+    for k in ${BS_BIG_DT12:-64 128}; do
+        st=$(start_of "$f" "$(inverse "$k")") || { fails=$((fails + 1)); continue; }
+        timed "$big-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k $k --dt "$(inverse "$k")" --validate sample
+    done
+    st=$(start_of "$f" 0.0625) || exit 1
+    for e in ${BS_BIG_ETAS:-0.4 0.2}; do timed "$big-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta $e --validate off; done
+    "$(variant report)" -q -r 1 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta 0.4 --validate off \
         2> build/bs-levels.log >/dev/null && levels_rows "$big-eta0.4$sfx" build/bs-levels.log
 fi
 
