@@ -27,7 +27,7 @@
 #   BS_PHASES="check faults energy time levels small big"  BS_ENERGY_N=131072  BS_LEVELS=8  COMMIT=...
 #   BS_EPS=0.01 (the softening; another one tags every label with it), BS_DT12 / BS_ETAS (the energy phase's
 #   step12 1/dt and step13 eta lists), BS_TIME_DT12 / BS_TIME_ETAS (the time phase's), BS_BIG_N=8388608,
-#   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_DEEP_ETA (the deep phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
+#   BS_BIG_DT12 / BS_BIG_ETAS / BS_BIG_TIMING (the big phase's), BS_DEEP_ETA (the deep phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blocksteps.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "blocksteps.sh: cannot create $1" >&2; exit 2; }
@@ -247,14 +247,17 @@ fi
 if phase big "big: N = $big_n, t = 0..1 (the sphere is drawn on the host first: a minute or two)"; then
     f=$(sphere "$big_n") || exit 1
     big=$((big_n / 1048576))M
+    big_timing=() # BS_BIG_TIMING=call: one call of k steps a run, a third of k-2k's time (the CSV's timing column says which)
+    [ -n "${BS_BIG_TIMING:-}" ] && big_timing=(--timing "$BS_BIG_TIMING")
     for k in ${BS_BIG_DT12:-64 128}; do
         st=$(start_of "$f" "$(inverse "$k")") || { fails=$((fails + 1)); continue; }
-        timed "$big-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k $k --dt "$(inverse "$k")" --validate sample
+        timed "$big-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k $k --dt "$(inverse "$k")" --validate sample "${big_timing[@]}"
     done
     st=$(start_of "$f" 0.0625) || exit 1
-    for e in ${BS_BIG_ETAS:-0.4 0.2}; do timed "$big-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta $e --validate off; done
-    "$(variant report)" -q -r 1 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta 0.4 --validate off \
-        2> build/bs-levels.log >/dev/null && levels_rows "$big-eta0.4$sfx" build/bs-levels.log
+    for e in ${BS_BIG_ETAS:-0.4 0.2}; do timed "$big-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta $e --validate off "${big_timing[@]}"; done
+    read -r e _ <<< "${BS_BIG_ETAS:-0.4 0.2}" # the levels of the first
+    "$(variant report)" -q -r 1 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off \
+        2> build/bs-levels.log >/dev/null && levels_rows "$big-eta$e$sfx" build/bs-levels.log
 fi
 
 say "done: $fails failures"
