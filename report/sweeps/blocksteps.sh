@@ -27,7 +27,8 @@
 #   BS_PHASES="check faults energy time levels small big"  BS_ENERGY_N=131072  BS_LEVELS=8  COMMIT=...
 #   BS_EPS=0.01 (the softening; another one tags every label with it), BS_DT12 / BS_ETAS (the energy phase's
 #   step12 1/dt and step13 eta lists), BS_TIME_DT12 / BS_TIME_ETAS (the time phase's), BS_BIG_N=8388608,
-#   BS_BIG_DT12 / BS_BIG_ETAS / BS_BIG_TIMING (the big phase's), BS_DEEP_ETA (the deep phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
+#   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_TIMING=call (the time and big phases' runs timed as one
+#   call of k steps, a third of k-2k's time: the CSV's timing column says which), BS_DEEP_ETA (the deep phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blocksteps.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "blocksteps.sh: cannot create $1" >&2; exit 2; }
@@ -126,6 +127,8 @@ etas=${BS_ETAS:-"0.05 0.1 0.2 0.4 0.8"}
 time_dt12s=${BS_TIME_DT12:-"64 128 256"}
 time_etas=${BS_TIME_ETAS:-"0.1 0.2 0.4"}
 big_n=${BS_BIG_N:-8388608}
+timing=()
+[ -n "${BS_TIMING:-}" ] && timing=(--timing "$BS_TIMING")
 # Labels carry the model and the softening when they are not the default, so sweeps share one CSV.
 sfx=""
 [ "$model" = hernquist ] || sfx="-${model#hernquist-}"
@@ -189,13 +192,13 @@ if phase time "time: N = 1048576, t = 0..1"; then
     f=$(sphere 1048576) || exit 1
     for k in $time_dt12s; do
         st=$(start_of "$f" "$(inverse "$k")") || { fails=$((fails + 1)); continue; }
-        timed "1M-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k "$k" --dt "$(inverse "$k")" --validate sample
+        timed "1M-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k "$k" --dt "$(inverse "$k")" --validate sample "${timing[@]}"
     done
     if [ -z "$sfx" ] && st=$(start_of "$f" 0.015625); then
-        timed "1M-s13-levels1-dt1/64" $s13 -i "$st" --eps $eps -k 64 --dt 0.015625 --validate sample
+        timed "1M-s13-levels1-dt1/64" $s13 -i "$st" --eps $eps -k 64 --dt 0.015625 --validate sample "${timing[@]}"
     fi
     st=$(start_of "$f" 0.0625) || exit 1
-    for e in $time_etas; do timed "1M-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off; done
+    for e in $time_etas; do timed "1M-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off "${timing[@]}"; done
 fi
 
 if phase levels "levels: the histogram and each level's cost (LEVEL_REPORT: every substep timed alone)"; then
@@ -247,14 +250,12 @@ fi
 if phase big "big: N = $big_n, t = 0..1 (the sphere is drawn on the host first: a minute or two)"; then
     f=$(sphere "$big_n") || exit 1
     big=$((big_n / 1048576))M
-    big_timing=() # BS_BIG_TIMING=call: one call of k steps a run, a third of k-2k's time (the CSV's timing column says which)
-    [ -n "${BS_BIG_TIMING:-}" ] && big_timing=(--timing "$BS_BIG_TIMING")
     for k in ${BS_BIG_DT12:-64 128}; do
         st=$(start_of "$f" "$(inverse "$k")") || { fails=$((fails + 1)); continue; }
-        timed "$big-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k $k --dt "$(inverse "$k")" --validate sample "${big_timing[@]}"
+        timed "$big-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k $k --dt "$(inverse "$k")" --validate sample "${timing[@]}"
     done
     st=$(start_of "$f" 0.0625) || exit 1
-    for e in ${BS_BIG_ETAS:-0.4 0.2}; do timed "$big-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta $e --validate off "${big_timing[@]}"; done
+    for e in ${BS_BIG_ETAS:-0.4 0.2}; do timed "$big-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta $e --validate off "${timing[@]}"; done
     read -r e _ <<< "${BS_BIG_ETAS:-0.4 0.2}" # the levels of the first
     "$(variant report)" -q -r 1 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off \
         2> build/bs-levels.log >/dev/null && levels_rows "$big-eta$e$sfx" build/bs-levels.log
