@@ -28,7 +28,8 @@
 #   BS_EPS=0.01 (the softening; another one tags every label with it), BS_DT12 / BS_ETAS (the energy phase's
 #   step12 1/dt and step13 eta lists), BS_TIME_DT12 / BS_TIME_ETAS (the time phase's), BS_BIG_N=8388608,
 #   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_TIMING=call (the time and big phases' runs timed as one
-#   call of k steps, a third of k-2k's time: the CSV's timing column says which), BS_DEEP_ETA (the deep phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
+#   call of k steps, a third of k-2k's time: the CSV's timing column says which), BS_DEEP_ETA (the deep
+#   phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blocksteps.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "blocksteps.sh: cannot create $1" >&2; exit 2; }

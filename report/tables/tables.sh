@@ -182,7 +182,9 @@ machines_block() {
 
 # step13 against step12 (report/query/blocksteps.awk): each run of the energy study, at each softening.
 # The files it joins, report/plots/blocksteps.gp's too (it reads this line).
-blocksteps_files="blocksteps-energy.csv blocksteps-eps0.0025-energy.csv blocksteps-bh-energy.csv blocksteps.csv blocksteps-eps0.0025.csv blocksteps-bh.csv"
+# About the hole, only the runs from the drawn sphere (-bhs-: every start set half its own step back); the
+# earlier -bh- runs began from a sphere kicked by half a dt_max (PROVENANCE.md), and stay out.
+blocksteps_files="blocksteps-energy.csv blocksteps-eps0.0025-energy.csv blocksteps-bhs-energy.csv blocksteps.csv blocksteps-eps0.0025.csv blocksteps-bhs.csv"
 blocksteps_block() {
     local src rows
     # shellcheck disable=SC2086 # a list of names, split on purpose
@@ -195,7 +197,7 @@ blocksteps_block() {
     awk -F, '{ printf "| %s | step%s | %s %s | %.3g | %s | %s | %s |\n", $2, $1, ($3 == "dt" ? "dt" : "η"), $4, $6, $7,
         ($7 + 0 <= 1e-4 ? "yes" : "no"), $8 }' <<< "$rows"
     echo
-    printf 'N = %s, Hernquist (a = 1/3; "+ hole": about a black hole of 1 %% of the mass), t = 0 to 1; step13 at dt_max = 1/16 with 8 levels (12 about the hole); the error of the final state against the start, fp64 (build/tools/diag). Recorded: %s.\n' \
+    printf 'N = %s, Hernquist (a = 1/3; "+ hole": about a black hole of 1 %% of the mass), t = 0 to 1; step13 at dt_max = 1/16 with 8 levels (12 about the hole); the error of the final state against the start, fp64 (build/tools/diag). The runs about the hole start from the drawn sphere; those without it were recorded before the starts were set half a step back (report/sweeps/blocksteps.sh, start_of), so step13 began them from a sphere whose bodies had taken half of dt_max = 1/16 of their pull. Recorded: %s.\n' \
         "$(cut -d, -f5 <<< "$rows" | sort -u | tr '\n' ' ' | sed 's/ $//')" \
         "$(awk -F, '{ k = $8 " (" $9 ", commit `" $10 "`)"; if (!(k in s)) { s[k] = 1; o = o (o ? "; " : "") k } } END { print o }' <<< "$rows")"
 }
@@ -204,7 +206,7 @@ blocksteps_block() {
 # (the second of the judge's three calls: warm-up, k, 2k), per dt_max step.
 blocklevels_block() {
     local src
-    src=$(files blocksteps-levels.csv blocksteps-big-levels.csv blocksteps-bh-levels.csv)
+    src=$(files blocksteps-levels.csv blocksteps-big-levels.csv blocksteps-bhs-levels.csv)
     [ -n "$src" ] || { none "no recorded level histogram yet (report/sweeps/blocksteps.sh levels and big phases)"; return; }
     echo "| run | level | its step | bodies | force evaluations a dt_max step | ms a dt_max step |"
     echo "|---|--:|--:|--:|--:|--:|"
@@ -215,25 +217,51 @@ blocklevels_block() {
     echo "A run's k-step call: 16 steps of dt_max = 1/16 (t = 0 to 1), every substep timed alone (a -DLEVEL_REPORT build, so the sum is above the timed runs'); \"evaluations\": the active bodies' forces, level 0's all N at each step's start."
 }
 
-# step13 against step12 on the sphere with a black hole (blocksteps-bh.csv: the judge's rows of one call, the
-# time phase at 1 M and the energy phase at 131072; blocksteps-bh-energy.csv: diag's), joined by
-# report/query/blocksteps.awk: each run's time to t = 1 at 1 M beside its energy error, and step13's speedup
-# over step12's fastest power-of-two dt under 1e-4.
+# step13 against step12 on the sphere with a black hole (blocksteps-bhs.csv: the judge's rows of the time
+# phase at 1 M and the big phase at 8 M; blocksteps-bhs-energy.csv: diag's, at 131072), joined by
+# report/query/blocksteps.awk: each run's time to t = 1 beside its energy error, and step13's speedup over
+# step12's fastest shared dt under 1e-4 at the same N.
 blockhole_block() {
-    local src rows
-    src=$(files blocksteps-bh-energy.csv blocksteps-bh.csv)
+    local src rows big
+    src=$(files blocksteps-bhs-energy.csv blocksteps-bhs.csv)
     # shellcheck disable=SC2086
-    [ -n "$src" ] && rows=$(awk -v runs=1M- -f report/query/blocksteps.awk $src | awk -F, '$2 ~ /hole/')
+    [ -n "$src" ] && rows=$(awk -v runs=1M- -f report/query/blocksteps.awk $src | awk -F, '$2 ~ /hole/') &&
+        big=$(awk -v runs=8M- -f report/query/blocksteps.awk $src | awk -F, '$2 ~ /hole/')
     [ -n "${rows:-}" ] || { none "no recorded block-step study of the sphere with a black hole yet (report/sweeps/blocksteps.sh, BS_MODEL=hernquist-bh)"; return; }
-    echo "| ε | step | its step | time to t = 1, N = 1 M (s) | \|ΔE/E\| at t = 1, N = 131072 | under 1e-4 | speedup over step12 under 1e-4 |"
-    echo "|--:|---|---|--:|--:|---|--:|"
-    awk -F, '{ l[NR] = $0; if ($1 == 12 && $7 <= 1e-4 && (best == "" || $6 < best)) best = $6 }
-        END { for (i = 1; i <= NR; ++i) { split(l[i], f, ",")
-            printf "| %s | step%s | %s %s | %.3g | %s | %s | %s |\n", f[2] + 0, f[1], (f[3] == "dt" ? "dt" : "η"), f[4], f[6], f[7],
-                (f[7] + 0 <= 1e-4 ? "yes" : "no"), (f[1] == 13 && f[7] + 0 <= 1e-4 && best > 0) ? sprintf("%.2f×", best / f[6]) : "" } }' <<< "$rows"
+    echo "| step | its step | \|ΔE/E\| at t = 1, N = 131072 | under 1e-4 | time to t = 1, N = 1 M (s) | speedup | N = 8 M (s) | speedup |"
+    echo "|---|---|--:|---|--:|--:|--:|--:|"
+    # The 8 M rows first (file 1: step, param, value -> time), then the 1 M rows with them.
+    awk -F, 'FNR == 1 { ++file } file == 1 { t8[$1 FS $3 FS $4] = $6; next }
+        { l[++n] = $0; if ($1 == 12 && $7 <= 1e-4) { if (best == "" || $6 < best) best = $6
+            k = $1 FS $3 FS $4; if ((k in t8) && (best8 == "" || t8[k] < best8)) best8 = t8[k] } }
+        END { for (i = 1; i <= n; ++i) { split(l[i], f, ","); k = f[1] FS f[3] FS f[4]; ok = f[7] + 0 <= 1e-4
+            printf "| step%s | %s %s | %s | %s | %.3g | %s | %s | %s |\n", f[1], (f[3] == "dt" ? "dt" : "η"), f[4], f[7],
+                (ok ? "yes" : "no"), f[6], (f[1] == 13 && ok && best > 0) ? sprintf("%.2f×", best / f[6]) : "",
+                (k in t8) ? sprintf("%.3g", t8[k]) : "", (f[1] == 13 && ok && (k in t8) && best8 > 0) ? sprintf("%.2f×", best8 / t8[k]) : "" } }' \
+        <(printf '%s\n' "${big:-}") - <<< "$rows"
     echo
-    printf 'The Hernquist sphere about a black hole of 1 %% of the mass (`--model hernquist-bh`); step13 at dt_max = 1/16 with 12 levels; the error of the final state against the start, fp64 (build/tools/diag), at N = 131072 (the fp64 energy of 1 M bodies is O(N²) on the host). Recorded: %s.\n' \
+    printf 'The Hernquist sphere about a black hole of 1 %% of the mass (`--model hernquist-bh`), ε = 0.0025; step13 at dt_max = 1/16 with 12 levels. Every run starts from the drawn sphere, set half its own step back (report/tools/stagger). The error of the final state against the start, fp64 (build/tools/diag), at N = 131072 (the fp64 energy of 1 M bodies is O(N²) on the host); a speedup is over the fastest step12 run under 1e-4 at the same N. Recorded: %s.\n' \
         "$(awk -F, '{ k = $8 " (" $9 ", commit `" $10 "`)"; if (!(k in s)) { s[k] = 1; o = o (o ? "; " : "") k } } END { print o }' <<< "$rows")"
+}
+
+# What the few-body substeps cost, one saving at a time (blocksteps-deep-levels.csv, the deep phase of
+# report/sweeps/blocksteps.sh): per level, ms a dt_max step of the k-step call of each variant.
+blockdeep_block() {
+    local src
+    src=$(files blocksteps-deep-levels.csv)
+    [ -n "$src" ] || { none "no recorded comparison of the deep substeps yet (report/sweeps/blocksteps.sh deep phase)"; return; }
+    echo "| level | its step | bodies | active a substep | rebuilt, a warp per 32 (ms) | refitted (ms) | refitted, a warp per body: step13 (ms) |"
+    echo "|--:|--:|--:|--:|--:|--:|--:|"
+    # shellcheck disable=SC2086
+    awk -F, 'FNR == 1 { next } { v = $1; sub(/.*-/, "", v) } $2 == "0" { call[v]++ }
+        call[v] == 2 && $2 != "close" && $5 + 0 > 0 { ms[v, $2] = $8 / 16; if (!($2 in dt)) { dt[$2] = $3; pct[$2] = $4; act[$2] = $6 / $5; lv[++n] = $2 } }
+        END { for (i = 1; i <= n; ++i) { k = lv[i]
+            printf "| %s | 1/%d | %.3f %% | %.0f | %.1f | %.1f | %.1f |\n", k, 1 / dt[k] + 0.5, pct[k], act[k], ms["rebuild", k], ms["refit", k], ms["step", k] }
+            }' $src
+    awk -F, 'FNR == 1 { next } { v = $1; sub(/.*-/, "", v) } $2 == "0" { call[v]++ } call[v] == 2 && $2 != "close" { t[v] += $8 }
+        END { printf "\nA dt_max step in all (ms): rebuilt %.0f, refitted %.0f, step13 %.0f. ", t["rebuild"] / 16, t["refit"] / 16, t["step"] / 16 }' $src
+    printf 'The sphere about a black hole, N = 1 M, ε = 0.0025, η = 0.1, 12 levels, from the drawn sphere; the k-step call (16 steps of dt_max = 1/16) of each -DLEVEL_REPORT build, every substep timed alone; a level'"'"'s row: the substeps whose coarsest active level it is. Refitted: below REFIT_PERCENT (10 %%) of the bodies active; a warp per body: SPREAD_ACTIVE (16384) or fewer; SMALL_ACTIVE (1024) or fewer take the direct sum in all three. Recorded: %s.\n' \
+        "$(origin_of 'tag~^bs-energy-s13' tag $(files blocksteps-deep.csv))"
 }
 
 [ -f "$report" ] || { echo "tables: no $report" >&2; exit 1; }
