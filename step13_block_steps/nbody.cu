@@ -3,9 +3,11 @@
  * takes the level k whose step dt_max / 2^k is the largest at most eta sqrt(eps / |a|), k < --levels L;
  * the step of dt_max is then 2^K substeps of dt_max / 2^K (K the deepest level in use). At every substep
  * all bodies drift and only the active ones (a level whose step starts there) get a new force and a kick:
- * the tree is rebuilt from the drifted bodies, the walk runs for the active bodies only (a compacted
- * list, still in Morton order so a warp's 32 stay neighbours), and when so few are active that the GPU
- * would idle, SMALL_ACTIVE or fewer, the tree is skipped for a direct sum, the bodies cut into chunks.
+ * the tree is rebuilt from the drifted bodies (or, for REFIT_PERCENT % or fewer active, refitted: the last
+ * build's order and shape, the moments and boxes summed again), the walk runs for the active bodies only
+ * (a compacted list, still in Morton order so a warp's 32 stay neighbours; a warp each for SPREAD_ACTIVE or
+ * fewer), and when so few are active that the GPU would idle, SMALL_ACTIVE or fewer, the tree is skipped
+ * for a direct sum, the bodies cut into chunks.
  * Levels change only at the start of a dt_max step, when every body is synchronised. --levels 1 (the
  * default) is step12, kick for kick.
  *
@@ -16,7 +18,8 @@
  * for block steps on a GPU tree code; REFERENCES.md).
  *
  * Per step: forces for all (as step12) -> levels -> per substep: kick the active, drift all -> for the
- * active set: bounds -> Morton keys -> sort -> tree -> moments -> active list -> walk (or direct sum). */
+ * active set: bounds -> Morton keys -> sort -> tree (skipped by a refit) -> moments -> active list -> walk (or
+ * direct sum). */
 #include "device.h"
 #include "nbody.h"
 #include "util.h"
