@@ -181,8 +181,11 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
             if (near && boundary)
                 boundary[i] = 1;
             deepest = now[i] > deepest ? now[i] : deepest;
-            stats->on_level[now[i]] += 1;
         }
+        for (size_t sys = 0; p->pin_first && sys < s->systems; ++sys)
+            now[sys * s->bodies] = deepest;
+        for (size_t i = 0; i < n; ++i)
+            stats->on_level[now[i]] += 1;
         stats->deepest = (unsigned)deepest > stats->deepest ? (unsigned)deepest : stats->deepest;
         const double dt = ldexp(dt_max, -deepest);
         for (int sub = 0; sub < 1 << deepest; ++sub) {

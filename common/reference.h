@@ -46,6 +46,8 @@ typedef struct nb_block_params {
     int level_shift;          /* 0; -1 puts every body one level too coarse (the check's own test) */
     double margin;            /* a body whose criterion lies within this (in log4 of dt_max^2 |a| / eta^2 eps)
                                  of a level's boundary is marked in `boundary` */
+    int pin_first;            /* 0; else each system's first body (--model hernquist-bh's hole) goes on the
+                                 deepest level in use at every step (report/explore/hole-steps.c) */
 } nb_block_params;
 
 typedef struct nb_block_stats {

@@ -136,7 +136,7 @@ static void check_blocks(fault f, size_t systems, size_t bodies, unsigned levels
     ck_assert_int_eq(nb_state_alloc(&trial, systems, bodies), NB_EXIT_OK);
     nb_init(&init, NB_MODEL_HERNQUIST, NB_MASSES_EQUAL, 7);
     const float eps2 = 1e-4f;
-    const nb_block_params p = {levels, NB_ETA_DEFAULT, sqrt((double)eps2), 0, NB_BLOCK_MARGIN};
+    const nb_block_params p = {levels, NB_ETA_DEFAULT, sqrt((double)eps2), 0, NB_BLOCK_MARGIN, 0};
     nb_state64 want;
     ck_assert_int_eq(nb_state64_alloc(&want, systems, bodies), NB_EXIT_OK);
     nb_state64_from(&want, &init);
@@ -201,7 +201,7 @@ START_TEST(one_level_is_the_contract)
     nb_state64_from(&a, &init);
     nb_state64_from(&b, &init);
     const double eps2 = 1e-4;
-    const nb_block_params p = {1, 0.2, 0.01, 0, NB_BLOCK_MARGIN};
+    const nb_block_params p = {1, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0};
     nb_block_stats stats;
     ck_assert_int_eq(nb_ref_run_blocks(&a, 3, 0.01, eps2, &p, NULL, &stats), NB_EXIT_OK);
     ck_assert_int_eq(nb_ref_run(&b, 3, 0.01, eps2), NB_EXIT_OK);
@@ -211,6 +211,39 @@ START_TEST(one_level_is_the_contract)
     ck_assert_uint_eq(stats.on_level[0], 3 * 600);
     nb_state64_free(&a);
     nb_state64_free(&b);
+    nb_state_free(&init);
+}
+END_TEST
+
+/* pin_first puts each system's first body (the hole) on the deepest level in use: over one step from the
+ * same start, one more body there for each system whose hole the criterion leaves above it, and another
+ * run. */
+START_TEST(pin_first_puts_the_first_body_deepest)
+{
+    nb_state init;
+    ck_assert_int_eq(nb_state_alloc(&init, 2, 256), NB_EXIT_OK);
+    nb_init(&init, NB_MODEL_HERNQUIST_BH, NB_MASSES_EQUAL, 7);
+    nb_state64 plain, pinned;
+    ck_assert_int_eq(nb_state64_alloc(&plain, 2, 256), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state64_alloc(&pinned, 2, 256), NB_EXIT_OK);
+    nb_state64_from(&plain, &init);
+    nb_state64_from(&pinned, &init);
+    const double eps2 = 0.0025 * 0.0025, dt_max = 0.0625;
+    nb_block_params p = {8, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0};
+    nb_block_stats a, b;
+    ck_assert_int_eq(nb_ref_run_blocks(&plain, 1, dt_max, eps2, &p, NULL, &a), NB_EXIT_OK);
+    p.pin_first = 1;
+    ck_assert_int_eq(nb_ref_run_blocks(&pinned, 1, dt_max, eps2, &p, NULL, &b), NB_EXIT_OK);
+    ck_assert_msg(a.deepest >= 3, "too few levels to test (deepest %u)", a.deepest);
+    ck_assert_uint_eq(a.deepest, b.deepest);
+    uint64_t below_a = 0, below_b = 0; /* bodies off the deepest level */
+    for (unsigned k = 0; k < a.deepest; ++k)
+        below_a += a.on_level[k], below_b += b.on_level[k];
+    ck_assert_msg(below_b < below_a && below_a - below_b <= 2, "off the deepest level: %llu plain, %llu pinned",
+                  (unsigned long long)below_a, (unsigned long long)below_b);
+    ck_assert_msg(memcmp(plain.x, pinned.x, 512 * sizeof(double)) != 0, "the pinned run is the plain one");
+    nb_state64_free(&plain);
+    nb_state64_free(&pinned);
     nb_state_free(&init);
 }
 END_TEST
@@ -231,7 +264,7 @@ START_TEST(levels_approach_the_finest_step)
     double last = INFINITY;
     for (unsigned levels = 1; levels <= 4; levels += 3) {
         nb_state64_from(&run, &init);
-        const nb_block_params p = {levels, 0.2, 0.01, 0, NB_BLOCK_MARGIN};
+        const nb_block_params p = {levels, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0};
         nb_block_stats stats;
         ck_assert_int_eq(nb_ref_run_blocks(&run, 2, dt_max, eps2, &p, NULL, &stats), NB_EXIT_OK);
         double worst = 0.0;
@@ -260,7 +293,7 @@ START_TEST(a_run_goes_on_where_it_ended)
     nb_state64_from(&whole, &init);
     nb_state64_from(&parts, &init);
     const double eps2 = 1e-4, dt_max = 0.04;
-    const nb_block_params p = {5, 0.2, 0.01, 0, NB_BLOCK_MARGIN};
+    const nb_block_params p = {5, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0};
     nb_block_stats stats;
     ck_assert_int_eq(nb_ref_run_blocks(&whole, 4, dt_max, eps2, &p, NULL, &stats), NB_EXIT_OK);
     ck_assert_msg(stats.deepest >= 2, "too few levels to test (deepest %u)", stats.deepest);
@@ -287,6 +320,7 @@ int main(void)
     TCase *reference = nbt_tcase(s, "reference", 120);
     tcase_add_test(reference, one_level_is_the_contract);
     tcase_add_test(reference, levels_approach_the_finest_step);
+    tcase_add_test(reference, pin_first_puts_the_first_body_deepest);
     tcase_add_test(reference, a_run_goes_on_where_it_ended);
     return nbt_run(s, CK_FORK);
 }
