@@ -189,17 +189,25 @@ START_TEST(planted_fault_fails)
 }
 END_TEST
 
+/* Two fp64 copies of one drawn state (S systems of N bodies) for two runs to compare; free both. */
+static void two_copies(size_t systems, size_t bodies, nb_model model, nb_masses masses, uint64_t seed, nb_state64 *a,
+                       nb_state64 *b)
+{
+    nb_state init;
+    ck_assert_int_eq(nb_state_alloc(&init, systems, bodies), NB_EXIT_OK);
+    nb_init(&init, model, masses, seed);
+    ck_assert_int_eq(nb_state64_alloc(a, systems, bodies), NB_EXIT_OK);
+    ck_assert_int_eq(nb_state64_alloc(b, systems, bodies), NB_EXIT_OK);
+    nb_state64_from(a, &init);
+    nb_state64_from(b, &init);
+    nb_state_free(&init);
+}
+
 /* One level is the contract's kick-drift run, bit for bit; and no body is on a boundary. */
 START_TEST(one_level_is_the_contract)
 {
-    nb_state init;
-    ck_assert_int_eq(nb_state_alloc(&init, 2, 300), NB_EXIT_OK);
-    nb_init(&init, NB_MODEL_HERNQUIST, NB_MASSES_RANDOM, 3);
     nb_state64 a, b;
-    ck_assert_int_eq(nb_state64_alloc(&a, 2, 300), NB_EXIT_OK);
-    ck_assert_int_eq(nb_state64_alloc(&b, 2, 300), NB_EXIT_OK);
-    nb_state64_from(&a, &init);
-    nb_state64_from(&b, &init);
+    two_copies(2, 300, NB_MODEL_HERNQUIST, NB_MASSES_RANDOM, 3, &a, &b);
     const double eps2 = 1e-4;
     const nb_block_params p = {1, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0};
     nb_block_stats stats;
@@ -211,7 +219,6 @@ START_TEST(one_level_is_the_contract)
     ck_assert_uint_eq(stats.on_level[0], 3 * 600);
     nb_state64_free(&a);
     nb_state64_free(&b);
-    nb_state_free(&init);
 }
 END_TEST
 
@@ -220,14 +227,8 @@ END_TEST
  * run. */
 START_TEST(pin_first_puts_the_first_body_deepest)
 {
-    nb_state init;
-    ck_assert_int_eq(nb_state_alloc(&init, 2, 256), NB_EXIT_OK);
-    nb_init(&init, NB_MODEL_HERNQUIST_BH, NB_MASSES_EQUAL, 7);
     nb_state64 plain, pinned;
-    ck_assert_int_eq(nb_state64_alloc(&plain, 2, 256), NB_EXIT_OK);
-    ck_assert_int_eq(nb_state64_alloc(&pinned, 2, 256), NB_EXIT_OK);
-    nb_state64_from(&plain, &init);
-    nb_state64_from(&pinned, &init);
+    two_copies(2, 256, NB_MODEL_HERNQUIST_BH, NB_MASSES_EQUAL, 7, &plain, &pinned);
     const double eps2 = 0.0025 * 0.0025, dt_max = 0.0625;
     nb_block_params p = {8, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0};
     nb_block_stats a, b;
@@ -244,7 +245,6 @@ START_TEST(pin_first_puts_the_first_body_deepest)
     ck_assert_msg(memcmp(plain.x, pinned.x, 512 * sizeof(double)) != 0, "the pinned run is the plain one");
     nb_state64_free(&plain);
     nb_state64_free(&pinned);
-    nb_state_free(&init);
 }
 END_TEST
 
@@ -284,14 +284,8 @@ END_TEST
  * takes the timed 2k reference this way, common/judge.c timed_reference). */
 START_TEST(a_run_goes_on_where_it_ended)
 {
-    nb_state init;
-    ck_assert_int_eq(nb_state_alloc(&init, 1, 400), NB_EXIT_OK);
-    nb_init(&init, NB_MODEL_HERNQUIST, NB_MASSES_RANDOM, 5);
     nb_state64 whole, parts;
-    ck_assert_int_eq(nb_state64_alloc(&whole, 1, 400), NB_EXIT_OK);
-    ck_assert_int_eq(nb_state64_alloc(&parts, 1, 400), NB_EXIT_OK);
-    nb_state64_from(&whole, &init);
-    nb_state64_from(&parts, &init);
+    two_copies(1, 400, NB_MODEL_HERNQUIST, NB_MASSES_RANDOM, 5, &whole, &parts);
     const double eps2 = 1e-4, dt_max = 0.04;
     const nb_block_params p = {5, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0};
     nb_block_stats stats;
@@ -307,7 +301,6 @@ START_TEST(a_run_goes_on_where_it_ended)
     }
     nb_state64_free(&whole);
     nb_state64_free(&parts);
-    nb_state_free(&init);
 }
 END_TEST
 
