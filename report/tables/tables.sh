@@ -180,6 +180,11 @@ machines_block() {
     [ $any = 1 ] || none "no recordings yet"
 }
 
+# "device (date, commit `c`)" of report/query/blocksteps.awk's rows on stdin, one per device, day and commit.
+blocksteps_origin() {
+    awk -F, '{ k = $8 " (" $9 ", commit `" $10 "`)"; if (!(k in s)) { s[k] = 1; o = o (o ? "; " : "") k } } END { print o }'
+}
+
 # step13 against step12 (report/query/blocksteps.awk): each run of the energy study, at each softening.
 # The files it joins, report/plots/blocksteps.gp's too (it reads this line).
 # About the hole, only the runs from the drawn sphere (-bhs-: every start set half its own step back); the
@@ -199,7 +204,7 @@ blocksteps_block() {
     echo
     printf 'N = %s, Hernquist (a = 1/3; "+ hole": about a black hole of 1 %% of the mass), t = 0 to 1; step13 at dt_max = 1/16 with 8 levels (12 about the hole); the error of the final state against the start, fp64 (build/tools/diag). The runs about the hole start from the drawn sphere; those without it were recorded before the starts were set half a step back (report/sweeps/blocksteps.sh, start_of), so step13 began them from a sphere whose bodies had taken half of dt_max = 1/16 of their pull. Recorded: %s.\n' \
         "$(cut -d, -f5 <<< "$rows" | sort -u | tr '\n' ' ' | sed 's/ $//')" \
-        "$(awk -F, '{ k = $8 " (" $9 ", commit `" $10 "`)"; if (!(k in s)) { s[k] = 1; o = o (o ? "; " : "") k } } END { print o }' <<< "$rows")"
+        "$(blocksteps_origin <<< "$rows")"
 }
 
 # step13's levels (blocksteps-levels.csv, blocksteps-big-levels.csv): of each run, its k-step call's rows
@@ -241,7 +246,7 @@ blockhole_block() {
         <(printf '%s\n' "${big:-}") - <<< "$rows"
     echo
     printf 'The Hernquist sphere about a black hole of 1 %% of the mass (`--model hernquist-bh`), ε = 0.0025; step13 at dt_max = 1/16 with 12 levels. Every run starts from the drawn sphere, set half its own step back (report/tools/stagger). The error of the final state against the start, fp64 (build/tools/diag), at N = 131072 (the fp64 energy of 1 M bodies is O(N²) on the host); a speedup is over the fastest step12 run under 1e-4 at the same N. Recorded: %s.\n' \
-        "$(awk -F, '{ k = $8 " (" $9 ", commit `" $10 "`)"; if (!(k in s)) { s[k] = 1; o = o (o ? "; " : "") k } } END { print o }' <<< "$rows")"
+        "$(blocksteps_origin <<< "$rows")"
 }
 
 # What the few-body substeps cost, one saving at a time (blocksteps-deep-levels.csv, the deep phase of
@@ -253,13 +258,11 @@ blockdeep_block() {
     echo "| level | its step | bodies | active a substep | rebuilt, a warp per 32 (ms) | refitted (ms) | refitted, a warp per body: step13 (ms) |"
     echo "|--:|--:|--:|--:|--:|--:|--:|"
     # shellcheck disable=SC2086
-    awk -F, 'FNR == 1 { next } { v = $1; sub(/.*-/, "", v) } $2 == "0" { call[v]++ }
-        call[v] == 2 && $2 != "close" && $5 + 0 > 0 { ms[v, $2] = $8 / 16; if (!($2 in dt)) { dt[$2] = $3; pct[$2] = $4; act[$2] = $6 / $5; lv[++n] = $2 } }
+    awk -F, 'FNR == 1 { next } { v = $1; sub(/.*-/, "", v) } $2 == "0" { call[v]++ } call[v] != 2 || $2 == "close" { next }
+        { tot[v] += $8 } $5 + 0 > 0 { ms[v, $2] = $8 / 16; if (!($2 in dt)) { dt[$2] = $3; pct[$2] = $4; act[$2] = $6 / $5; lv[++n] = $2 } }
         END { for (i = 1; i <= n; ++i) { k = lv[i]
             printf "| %s | 1/%d | %.3f %% | %.0f | %.1f | %.1f | %.1f |\n", k, 1 / dt[k] + 0.5, pct[k], act[k], ms["rebuild", k], ms["refit", k], ms["step", k] }
-            }' $src
-    awk -F, 'FNR == 1 { next } { v = $1; sub(/.*-/, "", v) } $2 == "0" { call[v]++ } call[v] == 2 && $2 != "close" { t[v] += $8 }
-        END { printf "\nA dt_max step in all (ms): rebuilt %.0f, refitted %.0f, step13 %.0f. ", t["rebuild"] / 16, t["refit"] / 16, t["step"] / 16 }' $src
+            printf "\nA dt_max step in all (ms): rebuilt %.0f, refitted %.0f, step13 %.0f. ", tot["rebuild"] / 16, tot["refit"] / 16, tot["step"] / 16 }' $src
     printf 'The sphere about a black hole, N = 1 M, ε = 0.0025, η = 0.1, 12 levels, from the drawn sphere; the k-step call (16 steps of dt_max = 1/16) of each -DLEVEL_REPORT build, every substep timed alone; a level'"'"'s row: the substeps whose coarsest active level it is. Refitted: below REFIT_PERCENT (10 %%) of the bodies active; a warp per body: SPREAD_ACTIVE (16384) or fewer; SMALL_ACTIVE (1024) or fewer take the direct sum in all three. Recorded: %s.\n' \
         "$(origin_of 'tag~^bs-energy-s13' tag $(files blocksteps-deep.csv))"
 }
