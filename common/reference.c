@@ -102,6 +102,19 @@ static void kick(nb_state64 *s, size_t i, const double *acc, size_t n, double w)
     s->vz[i] += acc[2 * n + i] * w;
 }
 
+int nb_ref_kick(nb_state64 *s, double eps2, double h)
+{
+    const size_t n = s->systems * s->bodies;
+    double *acc = (double *)nb_malloc(3 * (n ? n : 1) * sizeof(double), "the fp64 accelerations");
+    if (!acc)
+        return NB_EXIT_ERROR;
+    nb_ref_accel(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n);
+    for (size_t i = 0; i < n; ++i)
+        kick(s, i, acc, n, h);
+    free(acc);
+    return NB_EXIT_OK;
+}
+
 /* The kick, then the drift by dt: the contract's order. */
 static void kick_drift(nb_state64 *s, size_t i, const double *acc, size_t n, double w, double dt)
 {

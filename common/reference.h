@@ -31,6 +31,11 @@ void nb_state64_copy(nb_state64 *dst, const nb_state64 *src);
 void nb_ref_accel(const nb_state64 *s, double eps2, const size_t *index, size_t count,
                   double *ax, double *ay, double *az);
 
+/* Every body kicked by its fp64 acceleration where it is: v += a(x) h. h = dt/2 brings the contract's
+ * v(t - dt/2) to v(t) (diagnostics at the positions' time); h = -dt/2 sets v(t) half a step back. Returns 0,
+ * or NB_EXIT_ERROR after one line (no memory). */
+int nb_ref_kick(nb_state64 *s, double eps2, double h);
+
 /* `steps` kick-drift steps in fp64 (the physics contract of nbody.h). Returns 0 or NB_EXIT_ERROR. */
 int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2);
 
