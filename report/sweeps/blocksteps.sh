@@ -24,7 +24,7 @@
 # The energy of a 1 M run is not measured: the fp64 diagnostics are O(N^2) on the host (minutes each).
 # Timed runs of step13 with more than one level go with --validate off: at these sizes the judge's
 # block-step check (an fp64 run of the scheme) would not run anyway; the grader's block cases check it.
-#   BS_PHASES="check faults energy time levels small big"  BS_ENERGY_N=131072  BS_LEVELS=8  COMMIT=...
+#   BS_PHASES="check faults energy time levels deep small big"  BS_ENERGY_N=131072  BS_LEVELS=8  COMMIT=...
 #   BS_EPS=0.01 (the softening; another one tags every label with it), BS_DT12 / BS_ETAS (the energy phase's
 #   step12 1/dt and step13 eta lists), BS_TIME_DT12 / BS_TIME_ETAS (the time phase's), BS_BIG_N=8388608,
 #   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_TIMING=call (the time and big phases' runs timed as one
@@ -192,8 +192,8 @@ fi
 if phase time "time: N = 1048576, t = 0..1"; then
     f=$(sphere 1048576) || exit 1
     for k in $time_dt12s; do
-        st=$(start_of "$f" "$(inverse "$k")") || { fails=$((fails + 1)); continue; }
-        timed "1M-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k "$k" --dt "$(inverse "$k")" --validate sample "${timing[@]}"
+        dt=$(inverse "$k") && st=$(start_of "$f" "$dt") || { fails=$((fails + 1)); continue; }
+        timed "1M-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k "$k" --dt "$dt" --validate sample "${timing[@]}"
     done
     if [ -z "$sfx" ] && st=$(start_of "$f" 0.015625); then
         timed "1M-s13-levels1-dt1/64" $s13 -i "$st" --eps $eps -k 64 --dt 0.015625 --validate sample "${timing[@]}"
@@ -252,8 +252,8 @@ if phase big "big: N = $big_n, t = 0..1 (the sphere is drawn on the host first: 
     f=$(sphere "$big_n") || exit 1
     big=$((big_n / 1048576))M
     for k in ${BS_BIG_DT12:-64 128}; do
-        st=$(start_of "$f" "$(inverse "$k")") || { fails=$((fails + 1)); continue; }
-        timed "$big-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k $k --dt "$(inverse "$k")" --validate sample "${timing[@]}"
+        dt=$(inverse "$k") && st=$(start_of "$f" "$dt") || { fails=$((fails + 1)); continue; }
+        timed "$big-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k $k --dt "$dt" --validate sample "${timing[@]}"
     done
     st=$(start_of "$f" 0.0625) || exit 1
     for e in ${BS_BIG_ETAS:-0.4 0.2}; do timed "$big-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta $e --validate off "${timing[@]}"; done
