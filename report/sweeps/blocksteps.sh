@@ -29,7 +29,8 @@
 #   step12 1/dt and step13 eta lists), BS_TIME_DT12 / BS_TIME_ETAS (the time phase's), BS_BIG_N=8388608,
 #   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_TIMING=call (the time and big phases' runs timed as one
 #   call of k steps, a third of k-2k's time: the CSV's timing column says which), BS_DEEP_ETA (the deep
-#   phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh")
+#   phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh"), BS_SEED=42 (the sphere's draw;
+#   another one tags every label with it)
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blocksteps.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "blocksteps.sh: cannot create $1" >&2; exit 2; }
@@ -53,6 +54,7 @@ energy_n=${BS_ENERGY_N:-131072}
 levels=${BS_LEVELS:-8}
 eps=${BS_EPS:-0.01}
 model=${BS_MODEL:-hernquist}
+seed=${BS_SEED:-42}
 say() { printf '\n=== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 phase() { case " $phases " in *" $1 "*) say "$2" ;; *) return 1 ;; esac; }
 variant() { echo "build/bs-$1/bin/step13_block_steps"; }
@@ -95,7 +97,8 @@ timed() {
 # sphere N: the Hernquist sphere (BS_MODEL) of N bodies, drawn once (--dt tiny: its velocities are those drawn, at t = 0).
 sphere() {
     local f=$snaps/$model-$1.nbs
-    [ -s "$f" ] || $s12 -q --model "$model" -n "$1" --steps 0 --validate off --dt 1e-9 --eps $eps -o "$f" >&2 ||
+    [ "$seed" = 42 ] || f=$snaps/$model-seed$seed-$1.nbs
+    [ -s "$f" ] || $s12 -q --model "$model" --seed "$seed" -n "$1" --steps 0 --validate off --dt 1e-9 --eps $eps -o "$f" >&2 ||
         { echo "FAIL drawing the $model sphere of $1 bodies" >&2; return 1; }
     echo "$f"
 }
@@ -134,6 +137,7 @@ timing=()
 sfx=""
 [ "$model" = hernquist ] || sfx="-${model#hernquist-}"
 [ "$eps" = 0.01 ] || sfx="$sfx-eps$eps"
+[ "$seed" = 42 ] || sfx="$sfx-seed$seed"
 
 if phase check "step13 --levels 1 is step12: the same bits after 20 steps, and the same validation"; then
     f=$(sphere 65536) || exit 1
