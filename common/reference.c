@@ -213,9 +213,19 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
                         acc[d * n + active[k]] = part[d * count + k];
             }
             for (size_t i = 0; i < n; ++i) {
-                const double own = ldexp(dt_max, -now[i]);
-                const double w = sub == 0 ? 0.5 * (ldexp(dt_max, -old[i]) + own)
-                                          : step_starts(now[i], sub, deepest) ? own : 0.0;
+                const int was = sub == 0 ? old[i] : now[i];
+                if (sub > 0 && step_starts(was, sub, deepest)) { /* it may go finer, to at most the deepest */
+                    int near;
+                    const int want = block_level(p, dt_max, acc[i], acc[n + i], acc[2 * n + i], &near);
+                    if (near && boundary)
+                        boundary[i] = 1;
+                    if (want > was) {
+                        now[i] = want < deepest ? want : deepest;
+                        stats->finer += 1;
+                    }
+                }
+                const double w = sub == 0 || step_starts(was, sub, deepest)
+                                     ? 0.5 * (ldexp(dt_max, -was) + ldexp(dt_max, -now[i])) : 0.0;
                 kick_drift(s, i, acc, n, w, dt);
             }
         }

@@ -41,8 +41,9 @@ int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2);
 
 /* Block time steps (step13_block_steps/README.md), the scheme step13 runs, in fp64. Each of `steps` steps
  * of dt_max: forces for all; each body's level, the smallest k <= levels - 1 with (dt_max / 2^k)^2 |a| <=
- * eta^2 eps; 2^K substeps of dt_max / 2^K (K the deepest level in use), at each: a new force and a kick for
- * the bodies whose step starts there (at substep 0: half the old step plus half the new), then every body
+ * eta^2 eps; 2^K substeps of dt_max / 2^K (K the deepest level in use), at each: a new force for the
+ * bodies whose step starts there, the level of its force if that is finer (at most K), and the kick: half
+ * the old step plus half the new (at substep 0, every body, old the last dt_max step's); then every body
  * drifts. At the end, the bodies off level 0 take one more force and the kick (their step - dt_max) / 2,
  * back to half a dt_max behind. levels = 1 is nb_ref_run, kick for kick. */
 typedef struct nb_block_params {
@@ -59,6 +60,7 @@ typedef struct nb_block_stats {
     unsigned deepest;               /* the deepest level of any step */
     uint64_t on_level[NB_LEVELS_MAX]; /* bodies on each level, summed over the steps */
     size_t boundary_bodies;         /* bodies marked in `boundary` */
+    uint64_t finer;                 /* times a body went finer at its own step's start inside a dt_max step */
 } nb_block_stats;
 
 /* `boundary` (S*N flags, or NULL) marks the bodies whose level a float32 criterion may take either side

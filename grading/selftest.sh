@@ -59,7 +59,8 @@ faults=(
     "skips-work-when-long|$gpu_step|at N > 1000, in runs of more than 4 steps (the timed ones), each slice skips its last tile|s/const int tiles_per_slice = (tiles + slices - 1) \/ slices;/const int tiles_per_slice = (tiles + slices - 1) \/ slices - (n > 1000 \&\& run->steps > 4 ? 1 : 0);/"
     "missed-kick|$block_step|one body in 64 off level 0 misses its kicks after the first substep (step13's PLANT_MISSED_KICK)|s/^#include \"device.h\"$/#define PLANT_MISSED_KICK\n&/"
     "level-off-by-one|$block_step|every body one level too coarse, its step twice what eta allows (step13's PLANT_LEVEL_OFF_BY_ONE)|s/^#include \"device.h\"$/#define PLANT_LEVEL_OFF_BY_ONE\n&/"
-    "new-step-only|$block_step|the kick at substep 0 is the new step alone, not half the old plus half the new (wrong for every body that changes level)|s/return 0\.5f \* (ldexpf(dt_max, -old_level) + step);/return step;/"
+    "new-step-only|$block_step|the kick where a body changes level is the new step alone, not half the old plus half the new|s/return 0\.5f \* (ldexpf(dt_max, -old_level) + ldexpf(dt_max, -level));/return ldexpf(dt_max, -level);/"
+    "never-finer|$block_step|levels held for the whole dt_max step: no active body goes finer when its force says so|s/^        if (want > was) {$/        if (false \&\& want > was) {/"
     "levels-ignored|$block_step|every body on level 0 whatever --levels says: step12 under step13's name|s/^    return k;$/    return 0;/"
     "drop-quadrupole|$tree_step|every cell forgets its second child's own quadrupole (the parallel-axis shift stays)|s/cq\[2\] = {qa, qb};/cq[2] = {qa, make_float4(0.0f, 0.0f, 0.0f, 0.0f)};/;s/cq2\[2\] = {qa2, qb2};/cq2[2] = {qa2, make_float2(0.0f, 0.0f)};/"
 )

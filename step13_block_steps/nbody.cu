@@ -8,16 +8,18 @@
  * (a compacted list, still in Morton order so a warp's 32 stay neighbours; a warp each for SPREAD_ACTIVE or
  * fewer), and when so few are active that the GPU would idle, SMALL_ACTIVE or fewer, the tree is skipped
  * for a direct sum, the bodies cut into chunks.
- * Levels change only at the start of a dt_max step, when every body is synchronised. --levels 1 (the
- * default) is step12, kick for kick.
+ * A body may go finer at the start of any of its own steps, when it is synchronised with every finer
+ * level (to at most K), and coarser only at the start of a dt_max step, when every body is. --levels 1
+ * (the default) is step12, kick for kick.
  *
  * The contract's velocities are half a dt_max behind the positions; a body on level k needs them half
- * its own step behind. So the first kick of a dt_max step is (old step + new step) / 2, the later ones
- * a whole step, and at the end of the run the bodies off level 0 take one more force and the kick
- * (their step - dt_max) / 2, which puts them back half a dt_max behind (Miki & Umemura 2017 (GOTHIC)
- * for block steps on a GPU tree code; REFERENCES.md).
+ * its own step behind. So a kick is (old step + new step) / 2 (a whole step where the level stays), and
+ * at the end of the run the bodies off level 0 take one more force and the kick (their step - dt_max) / 2,
+ * which puts them back half a dt_max behind (Miki & Umemura 2017 (GOTHIC) for block steps on a GPU tree
+ * code; REFERENCES.md).
  *
- * Per step: forces for all (as step12) -> levels -> per substep: kick the active, drift all -> for the
+ * Per step: forces for all (as step12) -> levels -> per substep: kick the active (finer if their new force
+ * asks), drift all, recount the levels -> for the
  * active set: bounds -> Morton keys -> sort -> tree (skipped by a refit) -> moments -> active list -> walk (or
  * direct sum). */
 #include "device.h"
@@ -570,21 +572,31 @@ __host__ __device__ __forceinline__ bool active_at(int level, int substep, int d
     END SOLUTION */
 }
 
-/* The kick a body takes at `substep`: at substep 0, half its old step (which closes the last dt_max
- * step; the contract's dt_max when the run begins) plus half its new one; later its step if it is
- * active, else nothing. */
+/* The kick a body takes at `substep`, where its level goes from old_level to level: if a step of old_level
+ * ends there (at substep 0 every body's does), the closing half of that step and the opening half of the
+ * new one; else nothing. */
 __device__ __forceinline__ float kick_weight(int level, int old_level, int substep, int deepest, float dt_max)
 {
     /* BEGIN SOLUTION */
-    const float step = ldexpf(dt_max, -level); /* dt_max / 2^level, exactly */
-    if (substep == 0)
-        return 0.5f * (ldexpf(dt_max, -old_level) + step); /* one level, as step12: exactly dt_max */
-    return active_at(level, substep, deepest) ? step : 0.0f;
+    if (substep > 0 && !active_at(old_level, substep, deepest))
+        return 0.0f;
+    return 0.5f * (ldexpf(dt_max, -old_level) + ldexpf(dt_max, -level)); /* one level, as step12: exactly dt_max */
     /* STUB
-    // Yours to write: the kick of an active body (see step13_block_steps/README.md).
+    // Yours to write: the kick of a body whose step ends here (see step13_block_steps/README.md).
     (void)level, (void)old_level, (void)substep, (void)deepest, (void)dt_max;
     return 0.0f;
     END SOLUTION */
+}
+
+/* level_of, with a planted bug for the block-step check switched in: every level one too coarse. */
+__device__ __forceinline__ int level_for(float4 a, float eta, float eps, float dt_max, int top)
+{
+    const int l = level_of(a, eta, eps, dt_max, top);
+#ifdef PLANT_LEVEL_OFF_BY_ONE /* its step twice eta's */
+    return l > 0 ? l - 1 : 0;
+#else
+    return l;
+#endif
 }
 
 /* Every body's level from its acceleration, and how many of each system are on each level
@@ -599,10 +611,7 @@ __global__ void assign_levels(const float4 *acc, size_t count, int n, float eta,
         local[t / NB_LEVELS_MAX][t % NB_LEVELS_MAX] = 0;
     __syncthreads();
     if (k < count) {
-        int l = level_of(acc[k], eta, eps, dt_max, top);
-#ifdef PLANT_LEVEL_OFF_BY_ONE /* a planted bug for the block-step check: every level one too coarse, its step twice eta's */
-        l = l > 0 ? l - 1 : 0;
-#endif
+        const int l = level_for(acc[k], eta, eps, dt_max, top);
         level[k] = l;
         const size_t sys = k / n;
         if (sys - first < 2)
@@ -680,16 +689,29 @@ __global__ void direct_total(const float3 *part, int chunks, int count, const in
     acc[active[t]] = make_float4(sum.x, sum.y, sum.z, 0.0f);
 }
 
-/* Kick the bodies active at `substep` (kick_weight), then drift every body by the substep, dt. */
-__global__ void kick_drift(nbd_soa bodies, const float4 *acc, const int *level, const int *old_level, size_t count,
-                           int substep, int deepest, float dt_max, float dt)
+/* Kick the bodies whose step ends at `substep` (kick_weight), then drift every body by the substep, dt.
+ * After substep 0 an active body may go finer, never past `deepest` (it is then synchronised with every
+ * finer level): its new force's level, if deeper (the counts in hist follow it). */
+__global__ void kick_drift(nbd_soa bodies, const float4 *acc, int *level, const int *old_level, size_t count, int n,
+                           int substep, int deepest, float dt_max, float dt, float eta, float eps, int *hist)
 {
     const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= count)
         return;
-    float w = kick_weight(level[k], old_level[k], substep, deepest, dt_max);
+    const int was = substep == 0 ? old_level[k] : level[k];
+    int now = level[k];
+    if (substep > 0 && active_at(was, substep, deepest)) {
+        const int want = level_for(acc[k], eta, eps, dt_max, deepest);
+        if (want > was) {
+            now = want;
+            level[k] = now;
+            atomicSub(&hist[k / n * NB_LEVELS_MAX + was], 1);
+            atomicAdd(&hist[k / n * NB_LEVELS_MAX + now], 1);
+        }
+    }
+    float w = kick_weight(now, was, substep, deepest, dt_max);
 #ifdef PLANT_MISSED_KICK /* a planted bug for the block-step check: one body in 64 off level 0 misses its later kicks */
-    if ((k & 63) == 1 && level[k] > 0 && substep > 0)
+    if ((k & 63) == 1 && now > 0 && substep > 0)
         w = 0.0f;
 #endif
     float vx = bodies.vx[k], vy = bodies.vy[k], vz = bodies.vz[k];
@@ -968,9 +990,11 @@ static void block_steps(const nb_run *run, nbd_soa *bodies, int n, int systems, 
                 evaluations += active;
                 direct += active > 0 && active <= SMALL_ACTIVE && active < n;
             }
-            kick_drift<<<blocks_for(count), BLOCK>>>(*bodies, acc, ls->level, ls->old_level, count, sub, deepest, dt_max,
-                                                     dt);
+            kick_drift<<<blocks_for(count), BLOCK>>>(*bodies, acc, ls->level, ls->old_level, count, n, sub, deepest,
+                                                     dt_max, dt, eta, eps, ls->hist);
             NB_LAUNCH();
+            if (evaluations > 0 && sub > 0) /* the counts of the substeps to come: some active bodies went finer */
+                NB_CUDA(cudaMemcpy(ls->hist_host, ls->hist, hist_bytes, cudaMemcpyDeviceToHost));
 #ifdef LEVEL_REPORT
             level_clock_stop(ls, sub == 0 ? 0 : deepest - __builtin_ctz((unsigned)sub), evaluations, direct);
             if (sub + 1 < 1 << deepest)
