@@ -993,7 +993,9 @@ static void block_steps(const nb_run *run, nbd_soa *bodies, int n, int systems, 
             kick_drift<<<blocks_for(count), BLOCK>>>(*bodies, acc, ls->level, ls->old_level, count, n, sub, deepest,
                                                      dt_max, dt, eta, eps, ls->hist);
             NB_LAUNCH();
-            if (evaluations > 0 && sub > 0) /* the counts of the substeps to come: some active bodies went finer */
+            /* The counts of the substeps to come, if an active body may have gone finer: not at an odd substep,
+             * where only the deepest level is active (the host's wait leaves the GPU idle while it launches). */
+            if (evaluations > 0 && sub > 0 && (sub & 1) == 0)
                 NB_CUDA(cudaMemcpy(ls->hist_host, ls->hist, hist_bytes, cudaMemcpyDeviceToHost));
 #ifdef LEVEL_REPORT
             level_clock_stop(ls, sub == 0 ? 0 : deepest - __builtin_ctz((unsigned)sub), evaluations, direct);
