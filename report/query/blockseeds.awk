@@ -1,0 +1,51 @@
+# blockseeds.awk: step13 against step12 about the black hole over several draws of the sphere
+# (report/sweeps/blocksteps.sh, BS_SEED), one line a run that has an energy error for every seed asked.
+#
+#   awk -v seeds="42 1 2" -f report/query/blockseeds.awk ENERGY.csv... RESULTS.csv...
+#
+# ENERGY files are build/tools/diag's rows (the last row of a label is t = 1), RESULTS files the judge's
+# (the time phase's runs at 1 M: tags bs-1M-LABEL), told apart by their headers. A label's seed is its
+# "-seedN" (none: 42). step13's scheme is the file's: a name with "finer" holds runs where a body may go
+# finer inside a dt_max step, any other the scheme before it (levels held for the whole dt_max step); step12
+# has one scheme. A later file's row of a run and seed replaces an earlier one's. Prints, in the order
+# first seen: step,scheme,param,value,error at each seed (|relative|, t = 1),largest,time_s,device,date,commit
+BEGIN { FS = ","; OFS = ","; ns = split(seeds == "" ? "42 1 2" : seeds, seed, " ") }
+FNR == 1 {
+    delete c
+    for (i = 1; i <= NF; ++i) { h = $i; sub(/\r$/, "", h); c[h] = i }
+    kind = ("rel_energy_error" in c) ? "energy" : ("kernel_s" in c) ? "res" : "?"
+    scheme = FILENAME ~ /finer/ ? "finer" : "held"
+    next
+}
+{ sub(/\r$/, "") }
+# run LABEL: the run's key (seed taken out) as step|scheme|param|value; sets the global s (its seed)
+function run(label,   step, p, v) {
+    s = 42
+    if (match(label, /-seed[0-9]+-/)) { s = substr(label, RSTART + 5, RLENGTH - 6) + 0; sub(/-seed[0-9]+-/, "-", label) }
+    step = (label ~ /^s12/) ? 12 : 13
+    if (label ~ /-dt1\//) { p = "dt"; v = label; sub(/.*-dt/, "", v) } else { p = "eta"; v = label; sub(/.*-eta/, "", v) }
+    return step "|" (step == 12 ? "" : scheme) "|" p "|" v
+}
+kind == "energy" && $c["label"] ~ /-bh-/ {
+    k = run($c["label"]); e = $c["rel_energy_error"] + 0
+    err[k, s] = e < 0 ? -e : e
+    if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+}
+kind == "res" && index($c["tag"], "bs-1M-") == 1 && $c["tag"] ~ /-bh-/ {
+    label = substr($c["tag"], 7); gsub(/_/, "/", label)
+    k = run(label)
+    t[k] = $c["kernel_s"]; dev[k] = $c["device"]; day[k] = substr($c["date"], 1, 10); com[k] = $c["commit"]
+}
+END {
+    for (i = 1; i <= n; ++i) {
+        k = order[i]; line = ""; worst = 0
+        for (j = 1; j <= ns; ++j) {
+            if (!((k, seed[j]) in err)) break
+            line = line OFS sprintf("%.3e", err[k, seed[j]])
+            if (err[k, seed[j]] > worst) worst = err[k, seed[j]]
+        }
+        if (j <= ns) continue
+        split(k, f, "|")
+        print f[1], f[2], f[3], f[4] line, sprintf("%.3e", worst), t[k], dev[k], day[k], com[k]
+    }
+}
