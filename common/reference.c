@@ -213,8 +213,8 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
                         acc[d * n + active[k]] = part[d * count + k];
             }
             for (size_t i = 0; i < n; ++i) {
-                const int was = sub == 0 ? old[i] : now[i];
-                if (sub > 0 && step_starts(was, sub, deepest)) { /* it may go finer, to at most the deepest */
+                const int was = sub == 0 ? old[i] : now[i], ends = sub == 0 || step_starts(was, sub, deepest);
+                if (sub > 0 && ends) { /* it may go finer, to at most the deepest */
                     int near;
                     const int want = block_level(p, dt_max, acc[i], acc[n + i], acc[2 * n + i], &near);
                     if (near && boundary)
@@ -224,8 +224,7 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
                         stats->finer += 1;
                     }
                 }
-                const double w = sub == 0 || step_starts(was, sub, deepest)
-                                     ? 0.5 * (ldexp(dt_max, -was) + ldexp(dt_max, -now[i])) : 0.0;
+                const double w = ends ? 0.5 * (ldexp(dt_max, -was) + ldexp(dt_max, -now[i])) : 0.0;
                 kick_drift(s, i, acc, n, w, dt);
             }
         }

@@ -1002,7 +1002,7 @@ static void block_steps(const nb_run *run, nbd_soa *bodies, int n, int systems, 
             if (sub + 1 < 1 << deepest)
                 level_clock_start(ls);
 #else
-            (void)evaluations, (void)direct;
+            (void)direct;
 #endif
         }
         int *last = ls->level; /* this step's levels are the next one's old levels */
