@@ -5,9 +5,9 @@
  * all bodies drift and only the active ones (a level whose step starts there) get a new force and a kick:
  * the tree is rebuilt from the drifted bodies (or, for REFIT_PERCENT % or fewer active, refitted: the last
  * build's order and shape, the moments and boxes summed again), the walk runs for the active bodies only
- * (a compacted list, still in Morton order so a warp's 32 stay neighbours; a warp each for SPREAD_ACTIVE or
- * fewer), and when so few are active that the GPU would idle, SMALL_ACTIVE or fewer, the tree is skipped
- * for a direct sum, the bodies cut into chunks.
+ * (a compacted list, still in Morton order so a warp's 32 stay neighbours; for SPREAD_ACTIVE or fewer, fewer
+ * bodies a warp, down to one, so that about GROUP_WARPS warps walk), and when so few are active that the GPU
+ * would idle, SMALL_ACTIVE or fewer, the tree is skipped for a direct sum, the bodies cut into chunks.
  * A body may go finer at the start of any of its own steps, when it is synchronised with every finer
  * level (to at most K), and coarser only at the start of a dt_max step, when every body is. --levels 1
  * (the default) is step12, kick for kick.
@@ -46,8 +46,11 @@
 #ifndef REFIT_PERCENT /* at most this share of a system active: refit the tree's shape, not rebuild it (0: never) */
 #define REFIT_PERCENT 10
 #endif
-#ifndef SPREAD_ACTIVE /* at most this many active bodies: a warp each, its lanes sharing the body's lists */
+#ifndef SPREAD_ACTIVE /* at most this many active bodies: fewer than 32 a warp, its lanes sharing each body's lists */
 #define SPREAD_ACTIVE 16384
+#endif
+#ifndef GROUP_WARPS /* ... as many a warp (1, 2, 4 ... 32) as give about this many warps: enough to fill the GPU */
+#define GROUP_WARPS 1024
 #endif
 #ifndef DIRECT_CHUNKS /* the direct sum's chunks of bodies: blocks enough to fill any GPU whatever the active count */
 #define DIRECT_CHUNKS 512
@@ -357,24 +360,24 @@ __device__ __forceinline__ void cell_force(float4 c, float4 q, float2 q2, float 
     END SOLUTION */
 }
 
-/* Sum the gathered far nodes (moments) or bodies (points) for this lane's body; `spread`: the warp's one
- * body, this lane taking every 32nd entry from its own (`lane`). */
+/* Sum the gathered far nodes (moments) or bodies (points) for this lane's body; `lanes` lanes share a body
+ * (1: every lane its own), this one taking every lanes-th entry from its own `stripe`. */
 __device__ __forceinline__ void sum_cells(const float4 *c, const float4 *q, const float2 *q2, int count, float4 p,
-                                          float eps2, bool spread, int lane, float *ax, float *ay, float *az)
+                                          float eps2, int lanes, int stripe, float *ax, float *ay, float *az)
 {
-    if (spread) {
-        for (int j = lane; j < count; j += 32)
+    if (lanes > 1) {
+        for (int j = stripe; j < count; j += lanes)
             cell_force(c[j], q[j], q2[j], p.x, p.y, p.z, eps2, ax, ay, az);
         return;
     }
     for (int j = 0; j < count; ++j)
         cell_force(c[j], q[j], q2[j], p.x, p.y, p.z, eps2, ax, ay, az);
 }
-__device__ __forceinline__ void sum_bodies(const float4 *b, int count, float4 p, float eps2, bool spread, int lane,
+__device__ __forceinline__ void sum_bodies(const float4 *b, int count, float4 p, float eps2, int lanes, int stripe,
                                            float *ax, float *ay, float *az)
 {
-    if (spread) {
-        for (int j = lane; j < count; j += 32)
+    if (lanes > 1) {
+        for (int j = stripe; j < count; j += lanes)
             interact(b[j], p.x, p.y, p.z, eps2, ax, ay, az);
         return;
     }
@@ -384,28 +387,29 @@ __device__ __forceinline__ void sum_bodies(const float4 *b, int count, float4 p,
 }
 /* Once a warp's body list holds 32 entries: sum it and empty it (every lane has read it before any
  * lane writes it again). */
-__device__ __forceinline__ void sum_bodies_if_full(const float4 *b, int *count, float4 p, float eps2, bool spread,
-                                                   int lane, float *ax, float *ay, float *az)
+__device__ __forceinline__ void sum_bodies_if_full(const float4 *b, int *count, float4 p, float eps2, int lanes,
+                                                   int stripe, float *ax, float *ay, float *az)
 {
     if (*count >= 32) {
-        sum_bodies(b, *count, p, eps2, spread, lane, ax, ay, az);
+        sum_bodies(b, *count, p, eps2, lanes, stripe, ax, ay, az);
         *count = 0;
         __syncwarp();
     }
 }
 
 /* One thread per active body (`active`: their sorted positions, in order; NULL: every body), a warp per
- * group of 32 neighbours in the sorted order; or, `spread`, a warp per active body, for a few active bodies
- * (a few warps of deep bodies, each walk long, would leave the GPU idle). The warp walks the
- * tree 32 nodes a round, one per lane. A node is opened if any body of the group is within its opening
- * distance or inside its box (step10's rule, so the error is step10's walk's): the group's box answers
- * first, and only a node the box would open is checked body by body. Far nodes and the bodies of opened
- * small nodes (at most LEAF_BODIES) go into two lists in shared memory; once a list holds 32 entries,
- * every lane sums it for its own body, each entry read once for the whole warp. Given: not yours. */
+ * group of 32 neighbours in the sorted order; or, for a few active bodies, 32 / `lanes` of them a warp, each
+ * shared by `lanes` lanes (a few warps of deep bodies, each walk long, would leave the GPU idle: a walk is a
+ * chain of rounds, and fewer bodies a warp means more chains at once). The warp walks the tree 32 nodes a
+ * round, one per lane. A node is opened if any body of the group is within its opening distance or inside
+ * its box (step10's rule, so the error is step10's walk's): the group's box answers first, and only a node
+ * the box would open is checked body by body. Far nodes and the bodies of opened small nodes (at most
+ * LEAF_BODIES) go into two lists in shared memory; once a list holds 32 entries, every lane sums it for its
+ * own body (or its share of it), each entry read once for the whole warp. Given: not yours. */
 __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 *child, const int2 *range,
                                                   const float4 *com, const float4 *quad, const float2 *quad2,
                                                   const float4 *lo, const float4 *hi, const int *sorted_ids, int n,
-                                                  const int *active, int count, bool spread, float eps2,
+                                                  const int *active, int count, int lanes, float eps2,
                                                   float4 *acc, int *overflow)
 {
     __shared__ int stack[WARPS][STACK_SLOTS];
@@ -413,8 +417,9 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
     __shared__ float2 cell_q2[WARPS][LIST];
     __shared__ float4 group[WARPS][32]; /* the warp's bodies */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int k = spread ? (blockIdx.x * BLOCK + threadIdx.x) >> 5 : blockIdx.x * BLOCK + threadIdx.x;
-    if ((spread ? k : k - lane) >= count) /* the whole warp is past the last active body */
+    const int per = 32 / lanes, mine_of = lane % per, stripe = lane / per; /* bodies a warp; this lane's; its share */
+    const int lead = ((blockIdx.x * BLOCK + threadIdx.x) >> 5) * per, k = lead + mine_of; /* lead: the warp's first */
+    if (lead >= count) /* the whole warp is past the last active body */
         return;
     const bool valid = k < count;
     const int self = active ? active[valid ? k : count - 1] : (valid ? k : n - 1); /* its sorted position */
@@ -463,13 +468,13 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
 #ifndef GROUP_BOX_ONLY
             /* The box says open: ask the bodies, which may be far apart (a group that straddles a jump of
              * the Morton curve has a box mostly of empty space), so the warp opens only what a lane needs. */
-            for (int b = 0; open && b < 32; ++b) { /* open stays set until the last body is asked in vain */
-                const float4 g = group[warp][b];
+            for (int b = 0; open && b < per; ++b) { /* open stays set until the last body is asked in vain */
+                const float4 g = group[warp][b]; /* lane b (< per) holds body b */
                 const float ex = c.x - g.x, ey = c.y - g.y, ez = c.z - g.z;
                 const bool in = g.x >= l.x && g.x <= h.x && g.y >= l.y && g.y <= h.y && g.z >= l.z && g.z <= h.z;
                 if (ex * ex + ey * ey + ez * ez < l.w || in)
                     break;
-                open = b < 31;
+                open = b < per - 1;
             }
 #endif
             if (open) {
@@ -506,11 +511,11 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
         top += 2 * __popc(vote);
         __syncwarp();
         if (cells >= 32) {
-            sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, spread, lane, &ax, &ay, &az);
+            sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, lanes, stripe, &ax, &ay, &az);
             cells = 0;
             __syncwarp();
         }
-        sum_bodies_if_full(body[warp], &bodies, p, eps2, spread, lane, &ax, &ay, &az);
+        sum_bodies_if_full(body[warp], &bodies, p, eps2, lanes, stripe, &ax, &ay, &az);
         vote = __ballot_sync(FULL_MASK, few);
         while (vote) { /* the opened small nodes, one after another: their bodies into the list */
             const int src = __ffs(vote) - 1;
@@ -520,18 +525,18 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
                 body[warp][bodies + j] = pos[first + j];
             bodies += count;
             __syncwarp();
-            sum_bodies_if_full(body[warp], &bodies, p, eps2, spread, lane, &ax, &ay, &az);
+            sum_bodies_if_full(body[warp], &bodies, p, eps2, lanes, stripe, &ax, &ay, &az);
         }
     }
     __syncwarp();
-    sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, spread, lane, &ax, &ay, &az);
-    sum_bodies(body[warp], bodies, p, eps2, spread, lane, &ax, &ay, &az);
-    for (int off = 16; spread && off > 0; off >>= 1) { /* the lanes' shares, in a fixed order */
+    sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, lanes, stripe, &ax, &ay, &az);
+    sum_bodies(body[warp], bodies, p, eps2, lanes, stripe, &ax, &ay, &az);
+    for (int off = 16; off >= per; off >>= 1) { /* the shares of a body's lanes, in a fixed order */
         ax += __shfl_xor_sync(FULL_MASK, ax, off);
         ay += __shfl_xor_sync(FULL_MASK, ay, off);
         az += __shfl_xor_sync(FULL_MASK, az, off);
     }
-    if (valid && (!spread || lane == 0))
+    if (valid && stripe == 0)
         acc[sorted_ids[self]] = make_float4(ax, ay, az, 0.0f);
 }
 
@@ -645,7 +650,8 @@ __global__ void count_up(int *iota, int n)
 
 /* The small-active-set path, exact: with so few active, a tree's build would cost more than their sums. The
  * system's n bodies are cut into gridDim.x chunks, one block a chunk and a thread an active body (`active`:
- * indices in the system; blockIdx.y picks which BLOCK of them), so every multiprocessor reads its share of
+ * indices in the system; blockIdx.y picks which blockDim.x of them, a block no bigger than the active bodies
+ * need, since every thread pays for the whole chunk), so every multiprocessor reads its share of
  * the bodies once (one block an active body left most of the GPU idle: 2 ms a substep at N = 1 M). Each
  * writes its partial sums, part[chunk * count + t]; direct_total adds them. */
 __global__ void __launch_bounds__(BLOCK) direct_partial(const float *x, const float *y, const float *z,
@@ -653,7 +659,7 @@ __global__ void __launch_bounds__(BLOCK) direct_partial(const float *x, const fl
                                                         float eps2, float3 *part)
 {
     __shared__ float4 tile[BLOCK];
-    const int t = blockIdx.y * BLOCK + threadIdx.x; /* this thread's active body, if t < count */
+    const int width = (int)blockDim.x, t = blockIdx.y * width + threadIdx.x; /* its active body, if t < count */
     const int per = (n + (int)gridDim.x - 1) / (int)gridDim.x, first = (int)blockIdx.x * per;
     const int last = min(n, first + per);
     float px = 0.0f, py = 0.0f, pz = 0.0f, ax = 0.0f, ay = 0.0f, az = 0.0f;
@@ -661,8 +667,8 @@ __global__ void __launch_bounds__(BLOCK) direct_partial(const float *x, const fl
         const int i = active[t];
         px = x[i], py = y[i], pz = z[i];
     }
-    for (int base = first; base < last; base += BLOCK) { /* j = i adds 0: d = 0 */
-        const int j = base + threadIdx.x, len = min(BLOCK, last - base);
+    for (int base = first; base < last; base += width) { /* j = i adds 0: d = 0 */
+        const int j = base + threadIdx.x, len = min(width, last - base);
         if (j < last)
             tile[threadIdx.x] = make_float4(x[j], y[j], z[j], m[j]);
         __syncthreads();
@@ -675,18 +681,26 @@ __global__ void __launch_bounds__(BLOCK) direct_partial(const float *x, const fl
         part[(size_t)blockIdx.x * count + t] = make_float3(ax, ay, az);
 }
 
-/* Each active body's partial sums added in the chunks' order (the same bits every run), into acc. */
+/* Each active body's partial sums added, a warp a body (a thread each left a chain of `chunks` loads): lane
+ * l takes the chunks l, l + 32, ..., and shuffles add the lanes' sums, in a fixed order (the same bits every
+ * run), into acc. */
 __global__ void direct_total(const float3 *part, int chunks, int count, const int *active, float4 *acc)
 {
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= count)
+    const int t = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
+    if (t >= count) /* the whole warp: t is the warp's */
         return;
-    float3 sum = part[t];
-    for (int c = 1; c < chunks; ++c) {
+    float3 sum = make_float3(0.0f, 0.0f, 0.0f);
+    for (int c = lane; c < chunks; c += 32) {
         const float3 p = part[(size_t)c * count + t];
         sum.x += p.x, sum.y += p.y, sum.z += p.z;
     }
-    acc[active[t]] = make_float4(sum.x, sum.y, sum.z, 0.0f);
+    for (int off = 16; off > 0; off >>= 1) {
+        sum.x += __shfl_xor_sync(FULL_MASK, sum.x, off);
+        sum.y += __shfl_xor_sync(FULL_MASK, sum.y, off);
+        sum.z += __shfl_xor_sync(FULL_MASK, sum.z, off);
+    }
+    if (lane == 0)
+        acc[active[t]] = make_float4(sum.x, sum.y, sum.z, 0.0f);
 }
 
 /* Kick the bodies whose step ends at `substep` (kick_weight), then drift every body by the substep, dt.
@@ -856,10 +870,13 @@ static void tree_forces(tree *t, const nbd_soa *b, int sys, int n, float inv_the
         NB_LAUNCH();
     }
     const int *active = count < n ? active_list(as, level + offset, sorted_ids, n, substep, deepest) : NULL;
-    const bool spread = count < n && count <= SPREAD_ACTIVE;
-    traverse<<<blocks_for((size_t)count * (spread ? 32 : 1)), BLOCK>>>(t->pos, child, range, t->com, t->quad, t->quad2,
-                                                                        t->lo, t->hi, sorted_ids, n, active, count,
-                                                                        spread, eps2, acc + offset, t->overflow);
+    int per = 32; /* bodies a warp: 32, or for a few (SPREAD_ACTIVE) as many as give about GROUP_WARPS warps */
+    while (count < n && count <= SPREAD_ACTIVE && per > 1 && (size_t)count < (size_t)per * GROUP_WARPS)
+        per >>= 1;
+    const size_t warps = ((size_t)count + per - 1) / per;
+    traverse<<<blocks_for(warps * 32), BLOCK>>>(t->pos, child, range, t->com, t->quad, t->quad2, t->lo, t->hi,
+                                                 sorted_ids, n, active, count, 32 / per, eps2, acc + offset,
+                                                 t->overflow);
     NB_LAUNCH();
 }
 
@@ -877,10 +894,11 @@ static void active_forces(tree *t, const nbd_soa *b, int sys, int n, float inv_t
     }
     const int *active = active_list(as, level + offset, NULL, n, substep, deepest);
     const unsigned chunks = blocks_for((size_t)n) < DIRECT_CHUNKS ? blocks_for((size_t)n) : DIRECT_CHUNKS;
-    direct_partial<<<dim3(chunks, blocks_for((size_t)count)), BLOCK>>>(b->x + offset, b->y + offset, b->z + offset,
-                                                                      b->m + offset, n, active, count, eps2, as->part);
+    const unsigned rows = blocks_for((size_t)count), width = (unsigned)(count + rows - 1) / rows; /* 130: 2 x 65 */
+    direct_partial<<<dim3(chunks, rows), (width + 31) / 32 * 32>>>(b->x + offset, b->y + offset, b->z + offset,
+                                                                   b->m + offset, n, active, count, eps2, as->part);
     NB_LAUNCH();
-    direct_total<<<blocks_for((size_t)count), BLOCK>>>(as->part, (int)chunks, count, active, acc + offset);
+    direct_total<<<blocks_for((size_t)count * 32), BLOCK>>>(as->part, (int)chunks, count, active, acc + offset);
     NB_LAUNCH();
 }
 
