@@ -12,8 +12,8 @@
 #   time     N = 1048576, t = 0..1: step12 over dt, step13 over eta (dt_max 1/16, BS_LEVELS levels)
 #   levels   the level histogram and each level's cost (a -DLEVEL_REPORT build, at 1 M and 8 M)
 #   deep     the two savings on the few-body substeps, one at a time: the tree rebuilt and a warp per 32
-#            active bodies (REFIT_PERCENT=0 SPREAD_ACTIVE=0), refitted (SPREAD_ACTIVE=0), refitted and a
-#            warp per body (the step); each level's cost at 1 M and the energy error at BS_ENERGY_N, at eta
+#            active bodies (REFIT_PERCENT=0 SPREAD_ACTIVE=0), refitted (SPREAD_ACTIVE=0), refitted and fewer
+#            bodies a warp (the step: 1 to 32, GROUP_WARPS); each level's cost at 1 M and the energy error at BS_ENERGY_N, at eta
 #            BS_DEEP_ETA (0.1)
 #   small    where the small-active-set path pays: SMALL_ACTIVE=0 (always the tree) against a build that
 #            always takes the direct sum for a partial set, per substep's active count
@@ -215,7 +215,7 @@ if phase levels "levels: the histogram and each level's cost (LEVEL_REPORT: ever
     done
 fi
 
-if phase deep "deep substeps: rebuilt with a warp per 32 active, refitted, refitted with a warp per body (the step)"; then
+if phase deep "deep substeps: rebuilt with a warp per 32 active, refitted, refitted with fewer bodies a warp (the step)"; then
     re=${BS_DEEP_ETA:-0.1}
     f=$(sphere 1048576) && st=$(start_of "$f" 0.0625) || exit 1
     ways=("rebuild-group rebuild" "refit-group refit" "report step") # the variant, and its name in the labels
