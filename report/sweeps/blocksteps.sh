@@ -9,7 +9,7 @@
 #            with each run's own dt, dt_max for step13)
 #   Every run of the energy, time, levels, deep, small and big phases starts from the drawn sphere set
 #   half its own step back (start_of, report/tools/stagger), so that all start from the same bodies.
-#   time     N = 1048576, t = 0..1: step12 over dt, step13 over eta (dt_max 1/16, BS_LEVELS levels)
+#   time     N = 1048576, t = 0..1: step12 over dt, step13 over eta (dt_max 1/BS_DTMAX, BS_LEVELS levels)
 #   levels   the level histogram and each level's cost (a -DLEVEL_REPORT build, at 1 M and 8 M)
 #   deep     the two savings on the few-body substeps, one at a time: the tree rebuilt and a warp per 32
 #            active bodies (REFIT_PERCENT=0 SPREAD_ACTIVE=0), refitted (SPREAD_ACTIVE=0), refitted and fewer
@@ -29,8 +29,9 @@
 #   step12 1/dt and step13 eta lists), BS_TIME_DT12 / BS_TIME_ETAS (the time phase's), BS_BIG_N=8388608,
 #   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_TIMING=call (the time and big phases' runs timed as one
 #   call of k steps, a third of k-2k's time: the CSV's timing column says which), BS_DEEP_ETA (the deep
-#   phase's), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh"), BS_SEED=42 (the sphere's draw;
-#   another one tags every label with it)
+#   phase's), BS_DTMAX=16 (step13's dt_max is 1/BS_DTMAX: BS_DTMAX steps to t = 1; another one tags
+#   step13's labels with it), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh"), BS_SEED=42 (the
+#   sphere's draw; another one tags every label with it)
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blocksteps.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "blocksteps.sh: cannot create $1" >&2; exit 2; }
@@ -55,6 +56,8 @@ levels=${BS_LEVELS:-8}
 eps=${BS_EPS:-0.01}
 model=${BS_MODEL:-hernquist}
 seed=${BS_SEED:-42}
+dtmax_k=${BS_DTMAX:-16}
+case $dtmax_k in '' | *[!0-9]* | 0*) echo "blocksteps.sh: BS_DTMAX '$dtmax_k': a whole number from 1" >&2; exit 2 ;; esac
 say() { printf '\n=== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 phase() { case " $phases " in *" $1 "*) say "$2" ;; *) return 1 ;; esac; }
 variant() { echo "build/bs-$1/bin/step13_block_steps"; }
@@ -125,12 +128,16 @@ levels_rows() {
     grep '^levels: ' "$2" | sed "s/^levels: /  $1: /"
 }
 
-# For t = 0..1: step12 at dt = 1/k takes k steps; step13 takes 16 steps of dt_max = 1/16.
+# For t = 0..1: step12 at dt = 1/k takes k steps; step13 takes K steps of dt_max = 1/K (BS_DTMAX, 16; the
+# faults and small phases keep 1/16). Another K tags step13's labels with -dtmax1/K.
 dt12s=${BS_DT12:-"32 64 128 256 512"}
 etas=${BS_ETAS:-"0.05 0.1 0.2 0.4 0.8"}
 time_dt12s=${BS_TIME_DT12:-"64 128 256"}
 time_etas=${BS_TIME_ETAS:-"0.1 0.2 0.4"}
 big_n=${BS_BIG_N:-8388608}
+dtmax=$(inverse "$dtmax_k")
+dsfx=""
+[ "$dtmax_k" = 16 ] || dsfx="-dtmax1/$dtmax_k"
 timing=()
 [ -n "${BS_TIMING:-}" ] && timing=(--timing "$BS_TIMING")
 # Labels carry the model and the softening when they are not the default, so sweeps share one CSV.
@@ -186,7 +193,7 @@ if phase energy "energy: N = $energy_n, t = 0..1, relative energy error against 
     f=$(sphere "$energy_n") || exit 1
     runs=()
     for k in $dt12s; do runs+=("s12$sfx-dt1/$k $(inverse "$k") $s12 -k $k"); done
-    for e in $etas; do runs+=("s13$sfx-eta$e 0.0625 $s13 -k 16 --levels $levels --eta $e"); done
+    for e in $etas; do runs+=("s13$sfx$dsfx-eta$e $dtmax $s13 -k $dtmax_k --levels $levels --eta $e"); done
     for r in "${runs[@]}"; do
         # shellcheck disable=SC2086
         energy_of "$f" $r
@@ -202,33 +209,33 @@ if phase time "time: N = 1048576, t = 0..1"; then
     if [ -z "$sfx" ] && st=$(start_of "$f" 0.015625); then
         timed "1M-s13-levels1-dt1/64" $s13 -i "$st" --eps $eps -k 64 --dt 0.015625 --validate sample "${timing[@]}"
     fi
-    st=$(start_of "$f" 0.0625) || exit 1
-    for e in $time_etas; do timed "1M-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off "${timing[@]}"; done
+    st=$(start_of "$f" "$dtmax") || exit 1
+    for e in $time_etas; do timed "1M-s13$sfx$dsfx-eta$e" $s13 -i "$st" --eps $eps -k "$dtmax_k" --dt "$dtmax" --levels "$levels" --eta "$e" --validate off "${timing[@]}"; done
 fi
 
 if phase levels "levels: the histogram and each level's cost (LEVEL_REPORT: every substep timed alone)"; then
-    f=$(sphere 1048576) && st=$(start_of "$f" 0.0625) || exit 1
+    f=$(sphere 1048576) && st=$(start_of "$f" "$dtmax") || exit 1
     for e in 0.1 0.2 0.4; do
-        "$(variant report)" -q -r 1 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off \
+        "$(variant report)" -q -r 1 -i "$st" --eps $eps -k "$dtmax_k" --dt "$dtmax" --levels "$levels" --eta "$e" --validate off \
             2> build/bs-levels.log >/dev/null || { echo "FAIL levels eta $e"; fails=$((fails + 1)); continue; }
-        levels_rows "1M-eta$e$sfx" build/bs-levels.log
+        levels_rows "1M-eta$e$sfx$dsfx" build/bs-levels.log
     done
 fi
 
 if phase deep "deep substeps: rebuilt with a warp per 32 active, refitted, refitted with fewer bodies a warp (the step)"; then
     re=${BS_DEEP_ETA:-0.1}
-    f=$(sphere 1048576) && st=$(start_of "$f" 0.0625) || exit 1
+    f=$(sphere 1048576) && st=$(start_of "$f" "$dtmax") || exit 1
     ways=("rebuild-group rebuild" "refit-group refit" "report step") # the variant, and its name in the labels
     for w in "${ways[@]}"; do
         read -r v name <<< "$w"
-        "$(variant "$v")" -q -r 1 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$re" --validate off \
+        "$(variant "$v")" -q -r 1 -i "$st" --eps $eps -k "$dtmax_k" --dt "$dtmax" --levels "$levels" --eta "$re" --validate off \
             2> build/bs-deep.log >/dev/null || { echo "FAIL deep $v"; fails=$((fails + 1)); continue; }
-        levels_rows "1M-eta$re$sfx-$name" build/bs-deep.log
+        levels_rows "1M-eta$re$sfx$dsfx-$name" build/bs-deep.log
     done
     f=$(sphere "$energy_n") || exit 1
     for w in "${ways[@]}"; do
         read -r v name <<< "$w"
-        energy_of "$f" "s13$sfx-eta$re-$name" 0.0625 "$(variant "$v")" -k 16 --levels "$levels" --eta "$re"
+        energy_of "$f" "s13$sfx$dsfx-eta$re-$name" "$dtmax" "$(variant "$v")" -k "$dtmax_k" --levels "$levels" --eta "$re"
     done
 fi
 
@@ -259,11 +266,11 @@ if phase big "big: N = $big_n, t = 0..1 (the sphere is drawn on the host first: 
         dt=$(inverse "$k") && st=$(start_of "$f" "$dt") || { fails=$((fails + 1)); continue; }
         timed "$big-s12$sfx-dt1/$k" $s12 -i "$st" --eps $eps -k $k --dt "$dt" --validate sample "${timing[@]}"
     done
-    st=$(start_of "$f" 0.0625) || exit 1
-    for e in ${BS_BIG_ETAS:-0.4 0.2}; do timed "$big-s13$sfx-eta$e" $s13 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta $e --validate off "${timing[@]}"; done
+    st=$(start_of "$f" "$dtmax") || exit 1
+    for e in ${BS_BIG_ETAS:-0.4 0.2}; do timed "$big-s13$sfx$dsfx-eta$e" $s13 -i "$st" --eps $eps -k "$dtmax_k" --dt "$dtmax" --levels "$levels" --eta $e --validate off "${timing[@]}"; done
     read -r e _ <<< "${BS_BIG_ETAS:-0.4 0.2}" # the levels of the first
-    "$(variant report)" -q -r 1 -i "$st" --eps $eps -k 16 --dt 0.0625 --levels "$levels" --eta "$e" --validate off \
-        2> build/bs-levels.log >/dev/null && levels_rows "$big-eta$e$sfx" build/bs-levels.log
+    "$(variant report)" -q -r 1 -i "$st" --eps $eps -k "$dtmax_k" --dt "$dtmax" --levels "$levels" --eta "$e" --validate off \
+        2> build/bs-levels.log >/dev/null && levels_rows "$big-eta$e$sfx$dsfx" build/bs-levels.log
 fi
 
 say "done: $fails failures"
