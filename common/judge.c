@@ -283,7 +283,8 @@ static int block_run(const harness *h)
 /* The scheme of the run's levels, eta and softening, for the fp64 run of it. */
 static nb_block_params block_params(const harness *h)
 {
-    const nb_block_params p = {h->run.extra.levels, h->run.extra.eta, sqrt((double)h->run.eps2), 0, NB_BLOCK_MARGIN, 0};
+    const nb_block_params p = {h->run.extra.levels, h->run.extra.eta, sqrt((double)h->run.eps2), 0, NB_BLOCK_MARGIN, 0,
+                              NB_CRITERION_ACCEL};
     return p;
 }
 

@@ -59,11 +59,13 @@ void nb_state64_copy(nb_state64 *dst, const nb_state64 *src)
     dst->time = src->time;
 }
 
-static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out)
+/* Body `body`'s acceleration into out[0..2]; with `rate` (not NULL) also the rate its criterion reads:
+ * the Frobenius norm of the tidal tensor (NB_CRITERION_TIDAL) or the sum of m / d^3 (NB_CRITERION_SUM). */
+static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out, nb_criterion criterion, double *rate)
 {
     const size_t n = s->bodies, first = body / n * n;
     const double xi = s->x[body], yi = s->y[body], zi = s->z[body];
-    double ax = 0.0, ay = 0.0, az = 0.0;
+    double ax = 0.0, ay = 0.0, az = 0.0, sum = 0.0, t[6] = {0.0}; /* t: xx yy zz xy xz yz */
     for (size_t j = first; j < first + n; ++j) {
         if (j == body)
             continue;
@@ -74,24 +76,40 @@ static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out)
         ax += dx * f;
         ay += dy * f;
         az += dz * f;
+        if (rate) {
+            const double g = 3.0 * f * inv * inv; /* d(d_a f)/dx_b = g d_a d_b - f delta_ab */
+            sum += f;
+            t[0] += g * dx * dx - f, t[1] += g * dy * dy - f, t[2] += g * dz * dz - f;
+            t[3] += g * dx * dy, t[4] += g * dx * dz, t[5] += g * dy * dz;
+        }
     }
     out[0] = ax;
     out[1] = ay;
     out[2] = az;
+    if (rate)
+        *rate = criterion == NB_CRITERION_SUM ? sum
+                : sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2] + 2.0 * (t[3] * t[3] + t[4] * t[4] + t[5] * t[5]));
 }
 
-void nb_ref_accel(const nb_state64 *s, double eps2, const size_t *index, size_t count,
-                  double *ax, double *ay, double *az)
+/* The accelerations (and with `rate`, the criterion's rates) of the bodies `index` lists, or of all. */
+static void accel_all(const nb_state64 *s, double eps2, const size_t *index, size_t count, double *ax, double *ay,
+                      double *az, nb_criterion criterion, double *rate)
 {
     const size_t total = index ? count : s->systems * s->bodies;
 #pragma omp parallel for schedule(dynamic, 16)
     for (size_t k = 0; k < total; ++k) {
         double a[3];
-        accel_of(s, eps2, index ? index[k] : k, a);
+        accel_of(s, eps2, index ? index[k] : k, a, criterion, rate ? rate + k : NULL);
         ax[k] = a[0];
         ay[k] = a[1];
         az[k] = a[2];
     }
+}
+
+void nb_ref_accel(const nb_state64 *s, double eps2, const size_t *index, size_t count,
+                  double *ax, double *ay, double *az)
+{
+    accel_all(s, eps2, index, count, ax, ay, az, NB_CRITERION_ACCEL, NULL);
 }
 
 /* Body i's kick by its acceleration (acc: x, y, z blocks of n) times w. */
@@ -141,11 +159,14 @@ int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2)
     return NB_EXIT_OK;
 }
 
-/* A body's level from its acceleration (the criterion of nb_ref_run_blocks), and whether it lies within
+/* A body's level from its acceleration or its criterion's rate (nb_criterion), and whether it lies within
  * p->margin of a boundary. */
-static int block_level(const nb_block_params *p, double dt_max, double ax, double ay, double az, int *near)
+static int block_level(const nb_block_params *p, double dt_max, double ax, double ay, double az, double rate,
+                       int *near)
 {
-    const double pull = sqrt(ax * ax + ay * ay + az * az), bound = p->eta * p->eta * p->eps;
+    const int accel = p->criterion == NB_CRITERION_ACCEL;
+    const double pull = accel ? sqrt(ax * ax + ay * ay + az * az) : rate;
+    const double bound = p->eta * p->eta * (accel ? p->eps : 1.0);
     const int top = (int)p->levels - 1;
     *near = 0;
     if (!(pull > 0.0)) /* a = 0 (or NaN) stays on level 0 */
@@ -171,8 +192,9 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
                       unsigned char *boundary, nb_block_stats *stats)
 {
     const size_t n = s->systems * s->bodies;
-    double *acc = (double *)nb_malloc(3 * n * sizeof(double), "the fp64 reference accelerations");
-    double *part = (double *)nb_malloc(3 * n * sizeof(double), "the fp64 reference accelerations");
+    /* acc and part: x, y, z blocks of n, then the criterion's rates (not read for the acceleration's) */
+    double *acc = (double *)nb_malloc(4 * n * sizeof(double), "the fp64 reference accelerations");
+    double *part = (double *)nb_malloc(4 * n * sizeof(double), "the fp64 reference accelerations");
     int *level = (int *)nb_malloc(2 * n * sizeof(int), "the fp64 reference's levels");
     size_t *active = (size_t *)nb_malloc((n ? n : 1) * sizeof(size_t), "the fp64 reference's active bodies");
     if (!acc || !part || !level || !active) {
@@ -184,19 +206,22 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
     memset(stats, 0, sizeof *stats);
     if (boundary)
         memset(boundary, 0, n);
+    const nb_criterion crit = p->criterion;
+    double *const rate = crit == NB_CRITERION_ACCEL ? NULL : acc + 3 * n;
     int deepest = 0;
     for (uint64_t step = 0; step < steps; ++step) {
-        nb_ref_accel(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n);
+        accel_all(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n, crit, rate);
         deepest = 0;
         for (size_t i = 0; i < n; ++i) {
             int near;
-            now[i] = block_level(p, dt_max, acc[i], acc[n + i], acc[2 * n + i], &near);
+            now[i] = block_level(p, dt_max, acc[i], acc[n + i], acc[2 * n + i], rate ? rate[i] : 0.0, &near);
             if (near && boundary)
                 boundary[i] = 1;
             deepest = now[i] > deepest ? now[i] : deepest;
         }
         for (size_t sys = 0; p->pin_first && sys < s->systems; ++sys)
             now[sys * s->bodies] = deepest;
+        stats->forces += n;
         for (size_t i = 0; i < n; ++i)
             stats->on_level[now[i]] += 1;
         stats->deepest = (unsigned)deepest > stats->deepest ? (unsigned)deepest : stats->deepest;
@@ -206,17 +231,20 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
             for (size_t i = 0; sub > 0 && i < n; ++i)
                 if (step_starts(now[i], sub, deepest))
                     active[count++] = i;
+            stats->forces += count;
             if (count) { /* a new force for the active bodies only */
-                nb_ref_accel(s, eps2, active, count, part, part + count, part + 2 * count);
+                accel_all(s, eps2, active, count, part, part + count, part + 2 * count, crit,
+                          rate ? part + 3 * count : NULL);
                 for (size_t k = 0; k < count; ++k)
-                    for (int d = 0; d < 3; ++d)
+                    for (int d = 0; d < (rate ? 4 : 3); ++d)
                         acc[d * n + active[k]] = part[d * count + k];
             }
             for (size_t i = 0; i < n; ++i) {
                 const int was = sub == 0 ? old[i] : now[i], ends = sub == 0 || step_starts(was, sub, deepest);
                 if (sub > 0 && ends) { /* it may go finer, to at most the deepest */
                     int near;
-                    const int want = block_level(p, dt_max, acc[i], acc[n + i], acc[2 * n + i], &near);
+                    const int want =
+                        block_level(p, dt_max, acc[i], acc[n + i], acc[2 * n + i], rate ? rate[i] : 0.0, &near);
                     if (near && boundary)
                         boundary[i] = 1;
                     if (want > was) {

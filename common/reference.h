@@ -39,21 +39,33 @@ int nb_ref_kick(nb_state64 *s, double eps2, double h);
 /* `steps` kick-drift steps in fp64 (the physics contract of nbody.h). Returns 0 or NB_EXIT_ERROR. */
 int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2);
 
+/* What sets a body's step in nb_ref_run_blocks: the smallest k with (dt_max / 2^k)^2 q <= eta^2 B, where
+ *   NB_CRITERION_ACCEL: q = |a|, B = eps (step13's: dt <= eta sqrt(eps / |a|), GADGET-2's);
+ *   NB_CRITERION_TIDAL: q = |T|, the Frobenius norm of the softened tidal tensor T = da/dx, B = 1
+ *                       (dt <= eta / sqrt(|T|): Grudic & Hopkins 2020, a dynamical time);
+ *   NB_CRITERION_SUM:   q = the sum over the other bodies of m / (r^2 + eps^2)^(3/2), B = 1 (T's terms
+ *                       summed without their cancellation: |T| / sqrt(6) about one dominant mass; a tree
+ *                       walk has each term already, as its force's factor).
+ * Only the acceleration's is a step of the lab; the others are report/explore/hole-steps.c's. */
+typedef enum nb_criterion { NB_CRITERION_ACCEL = 0, NB_CRITERION_TIDAL, NB_CRITERION_SUM } nb_criterion;
+
 /* Block time steps (step13_block_steps/README.md), the scheme step13 runs, in fp64. Each of `steps` steps
  * of dt_max: forces for all; each body's level, the smallest k <= levels - 1 with (dt_max / 2^k)^2 |a| <=
- * eta^2 eps; 2^K substeps of dt_max / 2^K (K the deepest level in use), at each: a new force for the
- * bodies whose step starts there, the level of its force if that is finer (at most K), and the kick: half
- * the old step plus half the new (at substep 0, every body, old the last dt_max step's); then every body
- * drifts. At the end, the bodies off level 0 take one more force and the kick (their step - dt_max) / 2,
- * back to half a dt_max behind. levels = 1 is nb_ref_run, kick for kick. */
+ * eta^2 eps (or another criterion: nb_criterion); 2^K substeps of dt_max / 2^K (K the deepest level in
+ * use), at each: a new force for the bodies whose step starts there, the level of its force if that is
+ * finer (at most K), and the kick: half the old step plus half the new (at substep 0, every body, old the
+ * last dt_max step's); then every body drifts. At the end, the bodies off level 0 take one more force and
+ * the kick (their step - dt_max) / 2, back to half a dt_max behind. levels = 1 is nb_ref_run, kick for
+ * kick. */
 typedef struct nb_block_params {
     unsigned levels;          /* L >= 1: levels 0 ... L - 1 */
     double eta, eps;          /* the criterion's constants: eps is the softening length, sqrt(eps2) */
     int level_shift;          /* 0; -1 puts every body one level too coarse (the check's own test) */
-    double margin;            /* a body whose criterion lies within this (in log4 of dt_max^2 |a| / eta^2 eps)
+    double margin;            /* a body whose criterion lies within this (in log4 of dt_max^2 q / eta^2 B)
                                  of a level's boundary is marked in `boundary` */
     int pin_first;            /* 0; else each system's first body (--model hernquist-bh's hole) goes on the
                                  deepest level in use at every step (report/explore/hole-steps.c) */
+    nb_criterion criterion;   /* what sets a body's step (0: step13's, the acceleration) */
 } nb_block_params;
 
 typedef struct nb_block_stats {
@@ -61,6 +73,7 @@ typedef struct nb_block_stats {
     uint64_t on_level[NB_LEVELS_MAX]; /* bodies on each level, summed over the steps */
     size_t boundary_bodies;         /* bodies marked in `boundary` */
     uint64_t finer;                 /* times a body went finer at its own step's start inside a dt_max step */
+    uint64_t forces;                /* forces computed, the run's closing one not counted */
 } nb_block_stats;
 
 /* `boundary` (S*N flags, or NULL) marks the bodies whose level a float32 criterion may take either side

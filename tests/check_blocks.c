@@ -148,7 +148,7 @@ static void check_blocks(fault f, size_t systems, size_t bodies, unsigned levels
     ck_assert_int_eq(nb_state_alloc(&trial, systems, bodies), NB_EXIT_OK);
     nb_init(&init, NB_MODEL_HERNQUIST, NB_MASSES_EQUAL, 7);
     const float eps2 = 1e-4f;
-    const nb_block_params p = {levels, NB_ETA_DEFAULT, sqrt((double)eps2), 0, NB_BLOCK_MARGIN, 0};
+    const nb_block_params p = {levels, NB_ETA_DEFAULT, sqrt((double)eps2), 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
     nb_state64 want;
     ck_assert_int_eq(nb_state64_alloc(&want, systems, bodies), NB_EXIT_OK);
     nb_state64_from(&want, &init);
@@ -227,7 +227,7 @@ START_TEST(one_level_is_the_contract)
     nb_state64 a, b;
     two_copies(2, 300, NB_MODEL_HERNQUIST, NB_MASSES_RANDOM, 3, &a, &b);
     const double eps2 = 1e-4;
-    const nb_block_params p = {1, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0};
+    const nb_block_params p = {1, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
     nb_block_stats stats;
     ck_assert_int_eq(nb_ref_run_blocks(&a, 3, 0.01, eps2, &p, NULL, &stats), NB_EXIT_OK);
     ck_assert_int_eq(nb_ref_run(&b, 3, 0.01, eps2), NB_EXIT_OK);
@@ -248,7 +248,7 @@ START_TEST(pin_first_puts_the_first_body_deepest)
     nb_state64 plain, pinned;
     two_copies(2, 256, NB_MODEL_HERNQUIST_BH, NB_MASSES_EQUAL, 7, &plain, &pinned);
     const double eps2 = 0.0025 * 0.0025, dt_max = 0.0625;
-    nb_block_params p = {8, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0};
+    nb_block_params p = {8, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
     nb_block_stats a, b;
     ck_assert_int_eq(nb_ref_run_blocks(&plain, 1, dt_max, eps2, &p, NULL, &a), NB_EXIT_OK);
     p.pin_first = 1;
@@ -273,7 +273,7 @@ START_TEST(bodies_go_finer_inside_a_step)
     nb_state64 a;
     drawn(1, 512, NB_MODEL_HERNQUIST_BH, NB_MASSES_EQUAL, 3, &a);
     const double eps2 = 0.0025 * 0.0025, dt_max = 0.0625;
-    const nb_block_params p = {10, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0};
+    const nb_block_params p = {10, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
     nb_block_stats stats;
     ck_assert_int_eq(nb_ref_run_blocks(&a, 2, dt_max, eps2, &p, NULL, &stats), NB_EXIT_OK);
     ck_assert_msg(stats.finer > 0 && stats.finer < 512, "%llu bodies went finer", (unsigned long long)stats.finer);
@@ -297,7 +297,7 @@ START_TEST(levels_approach_the_finest_step)
     double last = INFINITY;
     for (unsigned levels = 1; levels <= 4; levels += 3) {
         nb_state64_from(&run, &init);
-        const nb_block_params p = {levels, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0};
+        const nb_block_params p = {levels, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
         nb_block_stats stats;
         ck_assert_int_eq(nb_ref_run_blocks(&run, 2, dt_max, eps2, &p, NULL, &stats), NB_EXIT_OK);
         double worst = 0.0;
@@ -320,7 +320,7 @@ START_TEST(a_run_goes_on_where_it_ended)
     nb_state64 whole, parts;
     two_copies(1, 400, NB_MODEL_HERNQUIST, NB_MASSES_RANDOM, 5, &whole, &parts);
     const double eps2 = 1e-4, dt_max = 0.04;
-    const nb_block_params p = {5, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0};
+    const nb_block_params p = {5, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
     nb_block_stats stats;
     ck_assert_int_eq(nb_ref_run_blocks(&whole, 4, dt_max, eps2, &p, NULL, &stats), NB_EXIT_OK);
     ck_assert_msg(stats.deepest >= 2, "too few levels to test (deepest %u)", stats.deepest);
@@ -337,6 +337,34 @@ START_TEST(a_run_goes_on_where_it_ended)
 }
 END_TEST
 
+/* Each criterion reads its own rate: a light body a unit distance from a unit mass, where |a| = 1, the sum of
+ * m / d^3 is 1 and the tidal tensor's norm sqrt(6), takes level 2 (5.5^2 / 4^2 <= eta^2 eps = 4), 3 (5.5^2 /
+ * 8^2 <= 1) and 4 (5.5^2 sqrt(6) / 16^2 <= 1; a norm without T's off-diagonal terms twice, sqrt(3.75), would
+ * give 3) at dt_max = 5.5, eta = 1, eps = 4 (read by the acceleration's alone); the unit mass, pulled by
+ * almost nothing, stays on level 0. */
+START_TEST(each_criterion_reads_its_rate)
+{
+    const nb_criterion criteria[] = {NB_CRITERION_ACCEL, NB_CRITERION_SUM, NB_CRITERION_TIDAL};
+    const unsigned expected[] = {2, 3, 4};
+    for (int c = 0; c < 3; ++c) {
+        nb_state64 s;
+        ck_assert_int_eq(nb_state64_alloc(&s, 1, 2), NB_EXIT_OK);
+        for (int k = 0; k < NB_FIELDS; ++k)
+            memset(nb_state64_field(&s, k), 0, 2 * sizeof(double));
+        const double h = sqrt(0.5); /* off the axes, so that T's off-diagonal terms count */
+        s.m[0] = 1.0, s.m[1] = 1e-12, s.x[1] = h, s.y[1] = h, s.vx[1] = -h, s.vy[1] = h; /* about on a circle */
+        const nb_block_params p = {8, 1.0, 4.0, 0, NB_BLOCK_MARGIN, 0, criteria[c]};
+        nb_block_stats stats;
+        ck_assert_int_eq(nb_ref_run_blocks(&s, 1, 5.5, 1e-12, &p, NULL, &stats), NB_EXIT_OK);
+        ck_assert_msg(stats.deepest == expected[c] && stats.on_level[0] == 1 && stats.on_level[expected[c]] == 1,
+                      "criterion %d: deepest level %u, %llu bodies on level 0 (expected level %u)", c, stats.deepest,
+                      (unsigned long long)stats.on_level[0], expected[c]);
+        ck_assert_uint_eq(stats.forces, 2 + (1u << expected[c]) - 1); /* all at the start, then body 1 alone */
+        nb_state64_free(&s);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("blocks");
@@ -349,5 +377,6 @@ int main(void)
     tcase_add_test(reference, pin_first_puts_the_first_body_deepest);
     tcase_add_test(reference, bodies_go_finer_inside_a_step);
     tcase_add_test(reference, a_run_goes_on_where_it_ended);
+    tcase_add_test(reference, each_criterion_reads_its_rate);
     return nbt_run(s, CK_FORK);
 }
