@@ -52,6 +52,11 @@
 #ifndef GROUP_WARPS /* ... as many a warp (1, 2, 4 ... 32) as give about this many warps: enough to fill the GPU */
 #define GROUP_WARPS 1024
 #endif
+#ifdef CRITERION_SUM /* measurement only (report/explore/README.md, "which criterion"): a body's step from */
+#define WITH_RATE 1  /* the sum of m / d^3 over its force's terms, eta / sqrt(sum), not from |a| */
+#else
+#define WITH_RATE 0
+#endif
 #ifndef DIRECT_CHUNKS /* the direct sum's chunks of bodies: blocks enough to fill any GPU whatever the active count */
 #define DIRECT_CHUNKS 512
 #endif
@@ -323,7 +328,7 @@ __global__ void summarize(const float4 *pos, const int2 *child, const int *paren
 }
 
 __device__ __forceinline__ void interact(float4 q, float px, float py, float pz, float eps2, float *ax, float *ay,
-                                         float *az)
+                                         float *az, float *aw)
 {
     const float dx = q.x - px, dy = q.y - py, dz = q.z - pz;
     const float d2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
@@ -332,6 +337,16 @@ __device__ __forceinline__ void interact(float4 q, float px, float py, float pz,
     *ax = fmaf(dx, f, *ax);
     *ay = fmaf(dy, f, *ay);
     *az = fmaf(dz, f, *az);
+    if (WITH_RATE) /* CRITERION_SUM's rate */
+        *aw += f;
+}
+
+/* A far node's m / d^3 at the body (its point mass, softened): CRITERION_SUM's rate for a node. */
+__device__ __forceinline__ float node_rate(float4 q, float px, float py, float pz, float eps2)
+{
+    const float dx = q.x - px, dy = q.y - py, dz = q.z - pz;
+    const float inv = rsqrtf(fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2))));
+    return (q.w * inv) * (inv * inv);
 }
 
 /* The pull of a far node on the body at (px, py, pz): its mass c.w at its centre of mass (c.x, c.y, c.z)
@@ -363,35 +378,45 @@ __device__ __forceinline__ void cell_force(float4 c, float4 q, float2 q2, float 
 /* Sum the gathered far nodes (moments) or bodies (points) for this lane's body; `lanes` lanes share a body
  * (1: every lane its own), this one taking every lanes-th entry from its own `stripe`. */
 __device__ __forceinline__ void sum_cells(const float4 *c, const float4 *q, const float2 *q2, int count, float4 p,
-                                          float eps2, int lanes, int stripe, float *ax, float *ay, float *az)
+                                          float eps2, int lanes, int stripe, float *ax, float *ay, float *az,
+                                          float *aw)
 {
     if (lanes > 1) {
-        for (int j = stripe; j < count; j += lanes)
+        for (int j = stripe; j < count; j += lanes) {
             cell_force(c[j], q[j], q2[j], p.x, p.y, p.z, eps2, ax, ay, az);
+            if (WITH_RATE)
+                *aw += node_rate(c[j], p.x, p.y, p.z, eps2);
+        }
         return;
     }
-    for (int j = 0; j < count; ++j)
+#if WITH_RATE
+#pragma unroll 4 /* as the compiler unrolls it without the rate, so that the variant times the same loop */
+#endif
+    for (int j = 0; j < count; ++j) {
         cell_force(c[j], q[j], q2[j], p.x, p.y, p.z, eps2, ax, ay, az);
+        if (WITH_RATE)
+            *aw += node_rate(c[j], p.x, p.y, p.z, eps2);
+    }
 }
 __device__ __forceinline__ void sum_bodies(const float4 *b, int count, float4 p, float eps2, int lanes, int stripe,
-                                           float *ax, float *ay, float *az)
+                                           float *ax, float *ay, float *az, float *aw)
 {
     if (lanes > 1) {
         for (int j = stripe; j < count; j += lanes)
-            interact(b[j], p.x, p.y, p.z, eps2, ax, ay, az);
+            interact(b[j], p.x, p.y, p.z, eps2, ax, ay, az, aw);
         return;
     }
 #pragma unroll 4
     for (int j = 0; j < count; ++j)
-        interact(b[j], p.x, p.y, p.z, eps2, ax, ay, az);
+        interact(b[j], p.x, p.y, p.z, eps2, ax, ay, az, aw);
 }
 /* Once a warp's body list holds 32 entries: sum it and empty it (every lane has read it before any
  * lane writes it again). */
 __device__ __forceinline__ void sum_bodies_if_full(const float4 *b, int *count, float4 p, float eps2, int lanes,
-                                                   int stripe, float *ax, float *ay, float *az)
+                                                   int stripe, float *ax, float *ay, float *az, float *aw)
 {
     if (*count >= 32) {
-        sum_bodies(b, *count, p, eps2, lanes, stripe, ax, ay, az);
+        sum_bodies(b, *count, p, eps2, lanes, stripe, ax, ay, az, aw);
         *count = 0;
         __syncwarp();
     }
@@ -435,7 +460,7 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
         ghi.z = fmaxf(ghi.z, __shfl_xor_sync(FULL_MASK, ghi.z, off));
     }
     const unsigned below = (1u << lane) - 1u; /* the lanes before this one */
-    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    float ax = 0.0f, ay = 0.0f, az = 0.0f, aw = 0.0f; /* aw: CRITERION_SUM's rate */
     int top = 1, cells = 0, bodies = 0;
     if (lane == 0)
         stack[warp][0] = n > 1 ? 0 : LEAF(0);
@@ -511,11 +536,11 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
         top += 2 * __popc(vote);
         __syncwarp();
         if (cells >= 32) {
-            sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, lanes, stripe, &ax, &ay, &az);
+            sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, lanes, stripe, &ax, &ay, &az, &aw);
             cells = 0;
             __syncwarp();
         }
-        sum_bodies_if_full(body[warp], &bodies, p, eps2, lanes, stripe, &ax, &ay, &az);
+        sum_bodies_if_full(body[warp], &bodies, p, eps2, lanes, stripe, &ax, &ay, &az, &aw);
         vote = __ballot_sync(FULL_MASK, few);
         while (vote) { /* the opened small nodes, one after another: their bodies into the list */
             const int src = __ffs(vote) - 1;
@@ -525,19 +550,21 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
                 body[warp][bodies + j] = pos[first + j];
             bodies += count;
             __syncwarp();
-            sum_bodies_if_full(body[warp], &bodies, p, eps2, lanes, stripe, &ax, &ay, &az);
+            sum_bodies_if_full(body[warp], &bodies, p, eps2, lanes, stripe, &ax, &ay, &az, &aw);
         }
     }
     __syncwarp();
-    sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, lanes, stripe, &ax, &ay, &az);
-    sum_bodies(body[warp], bodies, p, eps2, lanes, stripe, &ax, &ay, &az);
+    sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, lanes, stripe, &ax, &ay, &az, &aw);
+    sum_bodies(body[warp], bodies, p, eps2, lanes, stripe, &ax, &ay, &az, &aw);
     for (int off = 16; off >= per; off >>= 1) { /* the shares of a body's lanes, in a fixed order */
         ax += __shfl_xor_sync(FULL_MASK, ax, off);
         ay += __shfl_xor_sync(FULL_MASK, ay, off);
         az += __shfl_xor_sync(FULL_MASK, az, off);
+        if (WITH_RATE)
+            aw += __shfl_xor_sync(FULL_MASK, aw, off);
     }
     if (valid && stripe == 0)
-        acc[sorted_ids[self]] = make_float4(ax, ay, az, 0.0f);
+        acc[sorted_ids[self]] = make_float4(ax, ay, az, WITH_RATE ? aw : 0.0f);
 }
 
 /* A body's level: the smallest k with dt_max / 2^k <= eta sqrt(eps / |a|), at most `top` (--levels - 1).
@@ -596,6 +623,9 @@ __device__ __forceinline__ float kick_weight(int level, int old_level, int subst
 /* level_of, with a planted bug for the block-step check switched in: every level one too coarse. */
 __device__ __forceinline__ int level_for(float4 a, float eta, float eps, float dt_max, int top)
 {
+#if WITH_RATE /* level_of's step^2 |a| <= eta^2 eps with |a| = rate eps is step <= eta / sqrt(rate) */
+    a = make_float4(a.w * eps, 0.0f, 0.0f, 0.0f);
+#endif
     const int l = level_of(a, eta, eps, dt_max, top);
 #ifdef PLANT_LEVEL_OFF_BY_ONE /* its step twice eta's */
     return l > 0 ? l - 1 : 0;
@@ -656,13 +686,13 @@ __global__ void count_up(int *iota, int n)
  * writes its partial sums, part[chunk * count + t]; direct_total adds them. */
 __global__ void __launch_bounds__(BLOCK) direct_partial(const float *x, const float *y, const float *z,
                                                         const float *m, int n, const int *active, int count,
-                                                        float eps2, float3 *part)
+                                                        float eps2, float4 *part)
 {
     __shared__ float4 tile[BLOCK];
     const int width = (int)blockDim.x, t = blockIdx.y * width + threadIdx.x; /* its active body, if t < count */
     const int per = (n + (int)gridDim.x - 1) / (int)gridDim.x, first = (int)blockIdx.x * per;
     const int last = min(n, first + per);
-    float px = 0.0f, py = 0.0f, pz = 0.0f, ax = 0.0f, ay = 0.0f, az = 0.0f;
+    float px = 0.0f, py = 0.0f, pz = 0.0f, ax = 0.0f, ay = 0.0f, az = 0.0f, aw = 0.0f;
     if (t < count) {
         const int i = active[t];
         px = x[i], py = y[i], pz = z[i];
@@ -674,33 +704,35 @@ __global__ void __launch_bounds__(BLOCK) direct_partial(const float *x, const fl
         __syncthreads();
         if (t < count)
             for (int k = 0; k < len; ++k)
-                interact(tile[k], px, py, pz, eps2, &ax, &ay, &az);
+                interact(tile[k], px, py, pz, eps2, &ax, &ay, &az, &aw);
         __syncthreads();
     }
     if (t < count)
-        part[(size_t)blockIdx.x * count + t] = make_float3(ax, ay, az);
+        part[(size_t)blockIdx.x * count + t] = make_float4(ax, ay, az, aw);
 }
 
 /* Each active body's partial sums added, a warp a body (a thread each left a chain of `chunks` loads): lane
  * l takes the chunks l, l + 32, ..., and shuffles add the lanes' sums, in a fixed order (the same bits every
  * run), into acc. */
-__global__ void direct_total(const float3 *part, int chunks, int count, const int *active, float4 *acc)
+__global__ void direct_total(const float4 *part, int chunks, int count, const int *active, float4 *acc)
 {
     const int t = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
     if (t >= count) /* the whole warp: t is the warp's */
         return;
-    float3 sum = make_float3(0.0f, 0.0f, 0.0f);
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (int c = lane; c < chunks; c += 32) {
-        const float3 p = part[(size_t)c * count + t];
-        sum.x += p.x, sum.y += p.y, sum.z += p.z;
+        const float4 p = part[(size_t)c * count + t];
+        sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
     }
     for (int off = 16; off > 0; off >>= 1) {
         sum.x += __shfl_xor_sync(FULL_MASK, sum.x, off);
         sum.y += __shfl_xor_sync(FULL_MASK, sum.y, off);
         sum.z += __shfl_xor_sync(FULL_MASK, sum.z, off);
+        if (WITH_RATE)
+            sum.w += __shfl_xor_sync(FULL_MASK, sum.w, off);
     }
     if (lane == 0)
-        acc[active[t]] = make_float4(sum.x, sum.y, sum.z, 0.0f);
+        acc[active[t]] = make_float4(sum.x, sum.y, sum.z, WITH_RATE ? sum.w : 0.0f);
 }
 
 /* Kick the bodies whose step ends at `substep` (kick_weight), then drift every body by the substep, dt.
@@ -795,7 +827,7 @@ static void tree_free(tree *t)
 
 /* Which bodies of a system are active, compacted (reused system after system). */
 typedef struct active_set {
-    float3 *part;         /* the direct sum's partial sums: DIRECT_CHUNKS x min(SMALL_ACTIVE, n) */
+    float4 *part;         /* the direct sum's partial sums (.w: the rate): DIRECT_CHUNKS x min(SMALL_ACTIVE, n) */
     unsigned char *flags; /* per body (sorted order for the walk, the system's order for the direct sum) */
     int *iota;            /* 0, 1, ..., n - 1: what the flags select from */
     int *list;            /* the selected: active bodies, in the order of the flags */
@@ -807,7 +839,7 @@ typedef struct active_set {
 static void active_alloc(active_set *a, int n)
 {
     const size_t most = SMALL_ACTIVE < n ? (size_t)SMALL_ACTIVE : (size_t)n; /* active bodies a direct sum takes */
-    a->part = (float3 *)nbd_malloc((size_t)DIRECT_CHUNKS * most * sizeof(float3), "the direct sum's parts");
+    a->part = (float4 *)nbd_malloc((size_t)DIRECT_CHUNKS * most * sizeof(float4), "the direct sum's parts");
     a->flags = (unsigned char *)nbd_malloc((size_t)n, "the active set (flags)");
     a->iota = (int *)nbd_malloc((size_t)n * sizeof(int), "the active set (indices)");
     a->list = (int *)nbd_malloc((size_t)n * sizeof(int), "the active set (list)");

@@ -31,7 +31,9 @@
 #   call of k steps, a third of k-2k's time: the CSV's timing column says which), BS_DEEP_ETA (the deep
 #   phase's), BS_DTMAX=16 (step13's dt_max is 1/BS_DTMAX: BS_DTMAX steps to t = 1; another one tags
 #   step13's labels with it), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh"), BS_SEED=42 (the
-#   sphere's draw; another one tags every label with it)
+#   sphere's draw; another one tags every label with it), BS_DEFS (compile-time flags for every step13 build,
+#   e.g. -DCRITERION_SUM; they tag step13's labels, "-criterion-sum"), BS_LEVEL_ETAS (the levels phase's
+#   etas, "0.1 0.2 0.4")
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blocksteps.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "blocksteps.sh: cannot create $1" >&2; exit 2; }
@@ -58,9 +60,14 @@ model=${BS_MODEL:-hernquist}
 seed=${BS_SEED:-42}
 dtmax_k=${BS_DTMAX:-16}
 case $dtmax_k in '' | *[!0-9]* | 0*) echo "blocksteps.sh: BS_DTMAX '$dtmax_k': a whole number from 1" >&2; exit 2 ;; esac
+step_defs=${BS_DEFS:-}
+for d in $step_defs; do
+    [[ $d =~ ^-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.]+)?$ ]] || { echo "blocksteps.sh: BS_DEFS word '$d' is not -DNAME or -DNAME=VALUE" >&2; exit 2; }
+done
 say() { printf '\n=== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 phase() { case " $phases " in *" $1 "*) say "$2" ;; *) return 1 ;; esac; }
-variant() { echo "build/bs-$1/bin/step13_block_steps"; }
+vdir() { echo "build/bs-$1${step_defs:+-defs}"; } # a variant's build: BS_DEFS ones apart from the others
+variant() { echo "$(vdir "$1")/bin/step13_block_steps"; }
 
 say "build (commit ${COMMIT:-unknown})"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader
@@ -68,11 +75,17 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total --format=csv,no
 labels=(report planted-kick planted-level tree-only direct-only rebuild-group refit-group)
 defs=("-DLEVEL_REPORT" "-DPLANT_MISSED_KICK" "-DPLANT_LEVEL_OFF_BY_ONE" "-DLEVEL_REPORT -DSMALL_ACTIVE=0"
     "-DLEVEL_REPORT -DSMALL_ACTIVE=1073741824" "-DLEVEL_REPORT -DREFIT_PERCENT=0 -DSPREAD_ACTIVE=0" "-DLEVEL_REPORT -DSPREAD_ACTIVE=0")
-make -j8 "${deps[@]}" $s12 $s13 build/tools/diag build/tools/stagger > build/bs-build-main.log 2>&1 &
+if [ -n "$step_defs" ]; then # BS_DEFS: every step13 build with them, the plain one too
+    for k in "${!defs[@]}"; do defs[k]="${defs[$k]} $step_defs"; done
+    labels+=(plain)
+    defs+=("$step_defs")
+    s13=$(variant plain)
+fi
+make -j8 "${deps[@]}" $s12 build/bin/step13_block_steps build/tools/diag build/tools/stagger > build/bs-build-main.log 2>&1 &
 pids=($!)
 names=(main)
 for k in "${!labels[@]}"; do
-    make "${deps[@]}" BUILD="build/bs-${labels[$k]}" BUILD_LABEL="${labels[$k]}" STEP_DEFS="${defs[$k]}" \
+    make "${deps[@]}" BUILD="$(vdir "${labels[$k]}")" BUILD_LABEL="${labels[$k]}" STEP_DEFS="${defs[$k]}" \
         "$(variant "${labels[$k]}")" > "build/bs-build-${labels[$k]}.log" 2>&1 &
     pids+=($!)
     names+=("${labels[$k]}")
@@ -138,6 +151,8 @@ big_n=${BS_BIG_N:-8388608}
 dtmax=$(inverse "$dtmax_k")
 dsfx=""
 [ "$dtmax_k" = 16 ] || dsfx="-dtmax1/$dtmax_k"
+# BS_DEFS tag step13's labels: "-DCRITERION_SUM" -> "-criterion-sum" (no "_": a tag's "_" stands for "/")
+[ -z "$step_defs" ] || dsfx="$dsfx-$(echo "$step_defs" | sed 's/-D//g' | tr '[:upper:]' '[:lower:]' | tr -cs 'a-z0-9=.\n' '-' | sed 's/^-*//; s/-*$//')"
 timing=()
 [ -n "${BS_TIMING:-}" ] && timing=(--timing "$BS_TIMING")
 # Labels carry the model and the softening when they are not the default, so sweeps share one CSV.
@@ -215,7 +230,7 @@ fi
 
 if phase levels "levels: the histogram and each level's cost (LEVEL_REPORT: every substep timed alone)"; then
     f=$(sphere 1048576) && st=$(start_of "$f" "$dtmax") || exit 1
-    for e in 0.1 0.2 0.4; do
+    for e in ${BS_LEVEL_ETAS:-0.1 0.2 0.4}; do
         "$(variant report)" -q -r 1 -i "$st" --eps $eps -k "$dtmax_k" --dt "$dtmax" --levels "$levels" --eta "$e" --validate off \
             2> build/bs-levels.log >/dev/null || { echo "FAIL levels eta $e"; fails=$((fails + 1)); continue; }
         levels_rows "1M-eta$e$sfx$dsfx" build/bs-levels.log
