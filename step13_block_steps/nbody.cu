@@ -341,14 +341,6 @@ __device__ __forceinline__ void interact(float4 q, float px, float py, float pz,
         *aw += f;
 }
 
-/* A far node's m / d^3 at the body (its point mass, softened): CRITERION_SUM's rate for a node. */
-__device__ __forceinline__ float node_rate(float4 q, float px, float py, float pz, float eps2)
-{
-    const float dx = q.x - px, dy = q.y - py, dz = q.z - pz;
-    const float inv = rsqrtf(fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2))));
-    return (q.w * inv) * (inv * inv);
-}
-
 /* The pull of a far node on the body at (px, py, pz): its mass c.w at its centre of mass (c.x, c.y, c.z)
  * plus its quadrupole (q = Qxx, Qyy, Qzz, Qxy; q2 = Qxz, Qyz). With d = c - p, r^2 = |d|^2 + eps2 and
  * e = d / r: a = (c.w + 2.5 (e.Qe) / r^2) e / r^2 - Qe / r^4. */
@@ -376,7 +368,13 @@ __device__ __forceinline__ void cell_force(float4 c, float4 q, float2 q2, float 
 }
 
 /* Sum the gathered far nodes (moments) or bodies (points) for this lane's body; `lanes` lanes share a body
- * (1: every lane its own), this one taking every lanes-th entry from its own `stripe`. */
+ * (1: every lane its own), this one taking every lanes-th entry from its own `stripe`. CRITERION_SUM's rate
+ * of a node is its point mass's m / d^3: interact's, its pull thrown away (the compiler drops it). */
+__device__ __forceinline__ void node_rate(float4 c, float4 p, float eps2, float *aw)
+{
+    float unused_x = 0.0f, unused_y = 0.0f, unused_z = 0.0f;
+    interact(c, p.x, p.y, p.z, eps2, &unused_x, &unused_y, &unused_z, aw);
+}
 __device__ __forceinline__ void sum_cells(const float4 *c, const float4 *q, const float2 *q2, int count, float4 p,
                                           float eps2, int lanes, int stripe, float *ax, float *ay, float *az,
                                           float *aw)
@@ -385,7 +383,7 @@ __device__ __forceinline__ void sum_cells(const float4 *c, const float4 *q, cons
         for (int j = stripe; j < count; j += lanes) {
             cell_force(c[j], q[j], q2[j], p.x, p.y, p.z, eps2, ax, ay, az);
             if (WITH_RATE)
-                *aw += node_rate(c[j], p.x, p.y, p.z, eps2);
+                node_rate(c[j], p, eps2, aw);
         }
         return;
     }
@@ -395,7 +393,7 @@ __device__ __forceinline__ void sum_cells(const float4 *c, const float4 *q, cons
     for (int j = 0; j < count; ++j) {
         cell_force(c[j], q[j], q2[j], p.x, p.y, p.z, eps2, ax, ay, az);
         if (WITH_RATE)
-            *aw += node_rate(c[j], p.x, p.y, p.z, eps2);
+            node_rate(c[j], p, eps2, aw);
     }
 }
 __device__ __forceinline__ void sum_bodies(const float4 *b, int count, float4 p, float eps2, int lanes, int stripe,

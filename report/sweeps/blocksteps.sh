@@ -75,13 +75,15 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total --format=csv,no
 labels=(report planted-kick planted-level tree-only direct-only rebuild-group refit-group)
 defs=("-DLEVEL_REPORT" "-DPLANT_MISSED_KICK" "-DPLANT_LEVEL_OFF_BY_ONE" "-DLEVEL_REPORT -DSMALL_ACTIVE=0"
     "-DLEVEL_REPORT -DSMALL_ACTIVE=1073741824" "-DLEVEL_REPORT -DREFIT_PERCENT=0 -DSPREAD_ACTIVE=0" "-DLEVEL_REPORT -DSPREAD_ACTIVE=0")
-if [ -n "$step_defs" ]; then # BS_DEFS: every step13 build with them, the plain one too
+main=("$s12" "$s13" build/tools/diag build/tools/stagger)
+if [ -n "$step_defs" ]; then # BS_DEFS: every step13 build with them, the plain one too (the lab's own not needed)
     for k in "${!defs[@]}"; do defs[k]="${defs[$k]} $step_defs"; done
     labels+=(plain)
     defs+=("$step_defs")
     s13=$(variant plain)
+    main=("$s12" build/tools/diag build/tools/stagger)
 fi
-make -j8 "${deps[@]}" $s12 build/bin/step13_block_steps build/tools/diag build/tools/stagger > build/bs-build-main.log 2>&1 &
+make -j8 "${deps[@]}" "${main[@]}" > build/bs-build-main.log 2>&1 &
 pids=($!)
 names=(main)
 for k in "${!labels[@]}"; do
