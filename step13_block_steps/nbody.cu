@@ -6,7 +6,7 @@
  * the tree is rebuilt from the drifted bodies (or, for REFIT_PERCENT % or fewer active, refitted: the last
  * build's order and shape, the moments and boxes summed again), the walk runs for the active bodies only
  * (a compacted list, still in Morton order so a warp's 32 stay neighbours; for SPREAD_ACTIVE or fewer, fewer
- * bodies a warp, down to one, so that about GROUP_WARPS warps walk), and when so few are active that the GPU
+ * bodies a warp, down to FEWEST_A_WARP, so that about GROUP_WARPS warps walk), and when so few are active that the GPU
  * would idle, SMALL_ACTIVE or fewer, the tree is skipped for a direct sum, the bodies cut into chunks.
  * A body may go finer at the start of any of its own steps, when it is synchronised with every finer
  * level (to at most K), and coarser only at the start of a dt_max step, when every body is. --levels 1
@@ -47,10 +47,13 @@
 #define REFIT_PERCENT 10
 #endif
 #ifndef SPREAD_ACTIVE /* at most this many active bodies: fewer than 32 a warp, its lanes sharing each body's lists */
-#define SPREAD_ACTIVE 16384
+#define SPREAD_ACTIVE 65536
 #endif
-#ifndef GROUP_WARPS /* ... as many a warp (1, 2, 4 ... 32) as give about this many warps: enough to fill the GPU */
-#define GROUP_WARPS 1024
+#ifndef GROUP_WARPS /* ... as many a warp (32, 16, 8 ...) as give about this many warps: enough to fill the GPU */
+#define GROUP_WARPS 2048
+#endif
+#ifndef FEWEST_A_WARP /* ... but not fewer than this: walks of one or two bodies a warp add up to more work than the */
+#define FEWEST_A_WARP 4 /* chains of rounds they shorten save (the lesson, "The finest level capped") */
 #endif
 #ifdef CRITERION_SUM /* measurement only (report/explore/README.md, "which criterion"): a body's step from */
 #define WITH_RATE 1  /* the sum of m / d^3 over its force's terms, eta / sqrt(sum), not from |a| */
@@ -901,7 +904,7 @@ static void tree_forces(tree *t, const nbd_soa *b, int sys, int n, float inv_the
     }
     const int *active = count < n ? active_list(as, level + offset, sorted_ids, n, substep, deepest) : NULL;
     int per = 32; /* bodies a warp: 32, or for a few (SPREAD_ACTIVE) as many as give about GROUP_WARPS warps */
-    while (count < n && count <= SPREAD_ACTIVE && per > 1 && (size_t)count < (size_t)per * GROUP_WARPS)
+    while (count < n && count <= SPREAD_ACTIVE && per > FEWEST_A_WARP && (size_t)count < (size_t)per * GROUP_WARPS)
         per >>= 1;
     const size_t warps = ((size_t)count + per - 1) / per;
     traverse<<<blocks_for(warps * 32), BLOCK>>>(t->pos, child, range, t->com, t->quad, t->quad2, t->lo, t->hi,

@@ -13,7 +13,7 @@
 #   levels   the level histogram and each level's cost (a -DLEVEL_REPORT build, at 1 M and 8 M)
 #   deep     the two savings on the few-body substeps, one at a time: the tree rebuilt and a warp per 32
 #            active bodies (REFIT_PERCENT=0 SPREAD_ACTIVE=0), refitted (SPREAD_ACTIVE=0), refitted and fewer
-#            bodies a warp (the step: 1 to 32, GROUP_WARPS); each level's cost at 1 M and the energy error at BS_ENERGY_N, at eta
+#            bodies a warp (the step: FEWEST_A_WARP to 32, GROUP_WARPS); each level's cost at 1 M and the energy error at BS_ENERGY_N, at eta
 #            BS_DEEP_ETA (0.1)
 #   small    where the small-active-set path pays: SMALL_ACTIVE=0 (always the tree) against a build that
 #            always takes the direct sum for a partial set, per substep's active count

@@ -308,7 +308,7 @@ blockdeep_block() {
         END { for (i = 1; i <= n; ++i) { k = lv[i]
             printf "| %s | 1/%d | %.3f %% | %.0f | %.1f | %.1f | %.1f |\n", k, 1 / dt[k] + 0.5, pct[k], act[k], ms["rebuild", k], ms["refit", k], ms["step", k] }
             printf "\nA dt_max step in all (ms): rebuilt %.0f, refitted %.0f, step13 %.0f. ", tot["rebuild"] / 16, tot["refit"] / 16, tot["step"] / 16 }' $src
-    printf 'The sphere about a black hole, N = 1 M, ε = 0.0025, η = 0.1, 12 levels, from the drawn sphere; the k-step call (16 steps of dt_max = 1/16) of each -DLEVEL_REPORT build, every substep timed alone; a level'"'"'s row: the substeps whose coarsest active level it is. Refitted: below REFIT_PERCENT (10 %%) of the bodies active; a warp per body: SPREAD_ACTIVE (16384) or fewer; SMALL_ACTIVE (1024) or fewer take the direct sum in all three. step13 has since given a deep walk'"'"'s warp 1 to 32 bodies, as many as leave about GROUP_WARPS warps (the capped levels'"'"' table). Recorded: %s.\n' \
+    printf 'The sphere about a black hole, N = 1 M, ε = 0.0025, η = 0.1, 12 levels, from the drawn sphere; the k-step call (16 steps of dt_max = 1/16) of each -DLEVEL_REPORT build, every substep timed alone; a level'"'"'s row: the substeps whose coarsest active level it is. Refitted: below REFIT_PERCENT (10 %%) of the bodies active; a warp per body: SPREAD_ACTIVE (16384) or fewer; SMALL_ACTIVE (1024) or fewer take the direct sum in all three. step13 has since given a deep walk'"'"'s warp fewer than 32 bodies (at least FEWEST_A_WARP), as many as leave about GROUP_WARPS warps (the capped levels'"'"' table). Recorded: %s.\n' \
         "$(origin_of 'tag~^bs-energy-s13' tag $(files blocksteps-deep.csv))"
 }
 
