@@ -273,7 +273,7 @@ blockseeds_block() {
 
 # step13 with its finest level capped (report/query/blockseeds.awk on the blockcap-* files): each run's energy error over three draws
 # of the sphere, and its times at 1 M and 8 M beside step12's at dt 1/1280 in the same call.
-blockcap_files="blockcap-before-energy.csv blockcap-L8-energy.csv blockcap-L7-energy.csv blockcap-L7dt20-energy.csv blockcap-L8.csv blockcap-L7.csv blockcap-L7dt20.csv"
+blockcap_files="blockcap-before-energy.csv blockcap-L8-energy.csv blockcap-L7-energy.csv blockcap-L7dt20-energy.csv blockcap-L8-warps-energy.csv blockcap-L8.csv blockcap-L7.csv blockcap-L7dt20.csv blockcap-L8-warps.csv"
 blockcap_block() {
     local src rows
     # shellcheck disable=SC2086 # a list of names, split on purpose
@@ -290,8 +290,8 @@ blockcap_block() {
             ($1 == 12 ? "one" : lv[1] ", " lv[2]), ($3 == "dt" ? "dt" : "η"), $4, $5, $6, $7, $8, (ok ? "" : " (over 1e-4)"),
             cell($9), cell($13), (ok ? gain($9, $13) : ""), cell($14), cell($15), (ok ? gain($14, $15) : "") }' <<< "$rows"
     echo
-    printf 'The sphere about a black hole (`--model hernquist-bh`, ε = 0.0025) drawn with three seeds, the energy at N = 131072 (fp64, build/tools/diag), the times to t = 1 at N = 1 M and 8 M (seed 42, one call of all its steps, `BS_TIMING=call`); every run from the drawn sphere set half its own step back. step13'"'"'s finest step: dt_max/128 = 1/2048 with 8 levels, dt_max/64 = 1/1024 with 7, and 1/1280 (step12'"'"'s) with 7 levels of dt_max = 1/20. A speedup is over step12 at dt 1/1280 timed in the same call, for a step13 run whose largest error is under 1e-4 (step12 at 1/1152 is over it); where step13'"'"'s largest error is the larger of the two, a step12 of the same error could take a slightly longer step. step13 at η 0.15 ran at 74b611a (before a warp could take fewer than 32 bodies), the rest of step13 at 98030a2; step12'"'"'s energies at 74b611a (its code the same). Recorded: %s.\n' \
-        "$(origin_of 'tag~^bs-(energy|1M|8M)-s1[23]-bh' tag $(files blockcap-before.csv blockcap-L8.csv blockcap-L7.csv blockcap-L7dt20.csv))"
+    printf 'The sphere about a black hole (`--model hernquist-bh`, ε = 0.0025) drawn with three seeds, the energy at N = 131072 (fp64, build/tools/diag), the times to t = 1 at N = 1 M and 8 M (seed 42, one call of all its steps, `BS_TIMING=call`); every run from the drawn sphere set half its own step back. step13'"'"'s finest step: dt_max/128 = 1/2048 with 8 levels, dt_max/64 = 1/1024 with 7, and 1/1280 (step12'"'"'s) with 7 levels of dt_max = 1/20. A speedup is over step12 at dt 1/1280 timed in the same call, for a step13 run whose largest error is under 1e-4 (step12 at 1/1152 is over it); where step13'"'"'s largest error is the larger of the two, a step12 of the same error could take a slightly longer step. step13 at η 0.15 ran at 74b611a (before a warp could take fewer than 32 bodies), its 7-level rows at 98030a2 (a deep walk'"'"'s warp down to one body, about 1024 warps) and its 8-level row at η 0.125 at f1756da (at least 4 bodies a warp, about 2048 warps: its energies and times measured again); step12'"'"'s energies at 74b611a (its code the same). Recorded: %s.\n' \
+        "$(origin_of 'tag~^bs-(energy|1M|8M)-s1[23]-bh' tag $(files blockcap-before.csv blockcap-L7.csv blockcap-L7dt20.csv blockcap-L8-warps.csv))"
 }
 
 # What the few-body substeps cost, one saving at a time (blocksteps-deep-levels.csv, the deep phase of
