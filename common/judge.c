@@ -284,7 +284,7 @@ static int block_run(const harness *h)
 static nb_block_params block_params(const harness *h)
 {
     const nb_block_params p = {h->run.extra.levels, h->run.extra.eta, sqrt((double)h->run.eps2), 0, NB_BLOCK_MARGIN, 0,
-                              NB_CRITERION_ACCEL};
+                              NB_CRITERION_ACCEL, NULL, NULL};
     return p;
 }
 

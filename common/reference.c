@@ -233,8 +233,11 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
                     active[count++] = i;
             stats->forces += count;
             if (count) { /* a new force for the active bodies only */
-                accel_all(s, eps2, active, count, part, part + count, part + 2 * count, crit,
-                          rate ? part + 3 * count : NULL);
+                if (!p->forces || rate ||
+                    !p->forces(p->forces_ctx, s, sub, deepest, now, active, count, part, part + count,
+                               part + 2 * count))
+                    accel_all(s, eps2, active, count, part, part + count, part + 2 * count, crit,
+                              rate ? part + 3 * count : NULL);
                 for (size_t k = 0; k < count; ++k)
                     for (int d = 0; d < (rate ? 4 : 3); ++d)
                         acc[d * n + active[k]] = part[d * count + k];

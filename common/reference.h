@@ -57,6 +57,13 @@ typedef enum nb_criterion { NB_CRITERION_ACCEL = 0, NB_CRITERION_TIDAL, NB_CRITE
  * last dt_max step's); then every body drifts. At the end, the bodies off level 0 take one more force and
  * the kick (their step - dt_max) / 2, back to half a dt_max behind. levels = 1 is nb_ref_run, kick for
  * kick. */
+/* A replacement for nb_ref_run_blocks' forces at a substep after the first (explorations of other force
+ * schemes, report/explore/hole-steps.c): the accelerations of the `count` bodies `active` lists into
+ * ax, ay, az, from the state at substep `sub` of 2^deepest and the levels `level`; 0 if it did not (the
+ * exact forces are then taken). NULL in every check: the reference's forces are exact. */
+typedef int (*nb_substep_forces)(void *ctx, const nb_state64 *s, int sub, int deepest, const int *level,
+                                 const size_t *active, size_t count, double *ax, double *ay, double *az);
+
 typedef struct nb_block_params {
     unsigned levels;          /* L >= 1: levels 0 ... L - 1 */
     double eta, eps;          /* the criterion's constants: eps is the softening length, sqrt(eps2) */
@@ -66,6 +73,8 @@ typedef struct nb_block_params {
     int pin_first;            /* 0; else each system's first body (--model hernquist-bh's hole) goes on the
                                  deepest level in use at every step (report/explore/hole-steps.c) */
     nb_criterion criterion;   /* what sets a body's step (0: step13's, the acceleration) */
+    nb_substep_forces forces; /* NULL; else the forces of a substep after the first (acceleration criterion) */
+    void *forces_ctx;         /* its first argument */
 } nb_block_params;
 
 typedef struct nb_block_stats {

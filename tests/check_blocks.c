@@ -148,7 +148,8 @@ static void check_blocks(fault f, size_t systems, size_t bodies, unsigned levels
     ck_assert_int_eq(nb_state_alloc(&trial, systems, bodies), NB_EXIT_OK);
     nb_init(&init, NB_MODEL_HERNQUIST, NB_MASSES_EQUAL, 7);
     const float eps2 = 1e-4f;
-    const nb_block_params p = {levels, NB_ETA_DEFAULT, sqrt((double)eps2), 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
+    const nb_block_params p = {levels, NB_ETA_DEFAULT, sqrt((double)eps2), 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL,
+                               NULL, NULL};
     nb_state64 want;
     ck_assert_int_eq(nb_state64_alloc(&want, systems, bodies), NB_EXIT_OK);
     nb_state64_from(&want, &init);
@@ -227,7 +228,7 @@ START_TEST(one_level_is_the_contract)
     nb_state64 a, b;
     two_copies(2, 300, NB_MODEL_HERNQUIST, NB_MASSES_RANDOM, 3, &a, &b);
     const double eps2 = 1e-4;
-    const nb_block_params p = {1, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
+    const nb_block_params p = {1, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL, NULL, NULL};
     nb_block_stats stats;
     ck_assert_int_eq(nb_ref_run_blocks(&a, 3, 0.01, eps2, &p, NULL, &stats), NB_EXIT_OK);
     ck_assert_int_eq(nb_ref_run(&b, 3, 0.01, eps2), NB_EXIT_OK);
@@ -248,7 +249,7 @@ START_TEST(pin_first_puts_the_first_body_deepest)
     nb_state64 plain, pinned;
     two_copies(2, 256, NB_MODEL_HERNQUIST_BH, NB_MASSES_EQUAL, 7, &plain, &pinned);
     const double eps2 = 0.0025 * 0.0025, dt_max = 0.0625;
-    nb_block_params p = {8, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
+    nb_block_params p = {8, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL, NULL, NULL};
     nb_block_stats a, b;
     ck_assert_int_eq(nb_ref_run_blocks(&plain, 1, dt_max, eps2, &p, NULL, &a), NB_EXIT_OK);
     p.pin_first = 1;
@@ -273,11 +274,62 @@ START_TEST(bodies_go_finer_inside_a_step)
     nb_state64 a;
     drawn(1, 512, NB_MODEL_HERNQUIST_BH, NB_MASSES_EQUAL, 3, &a);
     const double eps2 = 0.0025 * 0.0025, dt_max = 0.0625;
-    const nb_block_params p = {10, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
+    const nb_block_params p = {10, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL, NULL, NULL};
     nb_block_stats stats;
     ck_assert_int_eq(nb_ref_run_blocks(&a, 2, dt_max, eps2, &p, NULL, &stats), NB_EXIT_OK);
     ck_assert_msg(stats.finer > 0 && stats.finer < 512, "%llu bodies went finer", (unsigned long long)stats.finer);
     nb_state64_free(&a);
+}
+END_TEST
+
+/* nb_block_params.forces: a hook that declines leaves the run as it was, one that gives the exact forces
+ * itself too (so its forces land on the bodies it was given), one that halves them changes the run; it is
+ * called only after a dt_max step's first substep, and only for bodies whose step starts there. */
+typedef struct hook_record {
+    int mode; /* 0 decline, 1 the exact forces, 2 half of them */
+    size_t calls, bodies, wrong;
+} hook_record;
+static int hook_forces(void *ctx, const nb_state64 *s, int sub, int deepest, const int *level, const size_t *active,
+                       size_t count, double *ax, double *ay, double *az)
+{
+    hook_record *r = (hook_record *)ctx;
+    r->calls += 1, r->bodies += count;
+    for (size_t k = 0; k < count; ++k)
+        r->wrong += sub <= 0 || (sub & ((1 << (deepest - level[active[k]])) - 1)) != 0;
+    if (r->mode == 0)
+        return 0;
+    nb_ref_accel(s, 0.0025 * 0.0025, active, count, ax, ay, az);
+    for (size_t k = 0; r->mode == 2 && k < count; ++k)
+        ax[k] *= 0.5, ay[k] *= 0.5, az[k] *= 0.5;
+    return 1;
+}
+START_TEST(substep_forces_replace_the_exact_ones)
+{
+    nb_state64 plain, hooked;
+    two_copies(1, 384, NB_MODEL_HERNQUIST_BH, NB_MASSES_EQUAL, 5, &plain, &hooked);
+    nb_state64 start;
+    ck_assert_int_eq(nb_state64_alloc(&start, 1, 384), NB_EXIT_OK);
+    nb_state64_copy(&start, &plain);
+    const double eps2 = 0.0025 * 0.0025, dt_max = 0.0625;
+    nb_block_params p = {8, 0.2, 0.0025, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL, NULL, NULL};
+    nb_block_stats a, b;
+    ck_assert_int_eq(nb_ref_run_blocks(&plain, 2, dt_max, eps2, &p, NULL, &a), NB_EXIT_OK);
+    ck_assert_msg(a.deepest >= 3, "too few levels to test (deepest %u)", a.deepest);
+    for (int mode = 0; mode < 3; ++mode) {
+        hook_record r = {mode, 0, 0, 0};
+        p.forces = hook_forces, p.forces_ctx = &r;
+        nb_state64_copy(&hooked, &start);
+        ck_assert_int_eq(nb_ref_run_blocks(&hooked, 2, dt_max, eps2, &p, NULL, &b), NB_EXIT_OK);
+        ck_assert_msg(r.calls > 0 && r.wrong == 0, "mode %d: %zu calls, %zu bodies not starting a step", mode,
+                      r.calls, r.wrong);
+        ck_assert_uint_eq(r.bodies, b.forces - 2 * 384); /* every force after a dt_max step's first substep */
+        const int same = memcmp(plain.x, hooked.x, 384 * sizeof(double)) == 0 &&
+                         memcmp(plain.vx, hooked.vx, 384 * sizeof(double)) == 0;
+        ck_assert_msg(same == (mode < 2), "mode %d: the run %s the plain one", mode, same ? "is" : "is not");
+    }
+    nb_state64_free(&plain);
+    nb_state64_free(&hooked);
+    nb_state64_free(&start);
 }
 END_TEST
 
@@ -297,7 +349,7 @@ START_TEST(levels_approach_the_finest_step)
     double last = INFINITY;
     for (unsigned levels = 1; levels <= 4; levels += 3) {
         nb_state64_from(&run, &init);
-        const nb_block_params p = {levels, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
+        const nb_block_params p = {levels, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL, NULL, NULL};
         nb_block_stats stats;
         ck_assert_int_eq(nb_ref_run_blocks(&run, 2, dt_max, eps2, &p, NULL, &stats), NB_EXIT_OK);
         double worst = 0.0;
@@ -320,7 +372,7 @@ START_TEST(a_run_goes_on_where_it_ended)
     nb_state64 whole, parts;
     two_copies(1, 400, NB_MODEL_HERNQUIST, NB_MASSES_RANDOM, 5, &whole, &parts);
     const double eps2 = 1e-4, dt_max = 0.04;
-    const nb_block_params p = {5, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL};
+    const nb_block_params p = {5, 0.2, 0.01, 0, NB_BLOCK_MARGIN, 0, NB_CRITERION_ACCEL, NULL, NULL};
     nb_block_stats stats;
     ck_assert_int_eq(nb_ref_run_blocks(&whole, 4, dt_max, eps2, &p, NULL, &stats), NB_EXIT_OK);
     ck_assert_msg(stats.deepest >= 2, "too few levels to test (deepest %u)", stats.deepest);
@@ -353,7 +405,7 @@ START_TEST(each_criterion_reads_its_rate)
             memset(nb_state64_field(&s, k), 0, 2 * sizeof(double));
         const double h = sqrt(0.5); /* off the axes, so that T's off-diagonal terms count */
         s.m[0] = 1.0, s.m[1] = 1e-12, s.x[1] = h, s.y[1] = h, s.vx[1] = -h, s.vy[1] = h; /* about on a circle */
-        const nb_block_params p = {8, 1.0, 4.0, 0, NB_BLOCK_MARGIN, 0, criteria[c]};
+        const nb_block_params p = {8, 1.0, 4.0, 0, NB_BLOCK_MARGIN, 0, criteria[c], NULL, NULL};
         nb_block_stats stats;
         ck_assert_int_eq(nb_ref_run_blocks(&s, 1, 5.5, 1e-12, &p, NULL, &stats), NB_EXIT_OK);
         ck_assert_msg(stats.deepest == expected[c] && stats.on_level[0] == 1 && stats.on_level[expected[c]] == 1,
@@ -378,5 +430,6 @@ int main(void)
     tcase_add_test(reference, bodies_go_finer_inside_a_step);
     tcase_add_test(reference, a_run_goes_on_where_it_ended);
     tcase_add_test(reference, each_criterion_reads_its_rate);
+    tcase_add_test(reference, substep_forces_replace_the_exact_ones);
     return nbt_run(s, CK_FORK);
 }
