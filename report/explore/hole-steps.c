@@ -95,12 +95,12 @@ static int split_forces(void *ctx, const nb_state64 *s, int sub, int deepest, co
         memset(sp->field, 0, sizeof sp->field), memset(sp->tidal, 0, sizeof sp->tidal);
         memset(sp->grad, 0, sizeof sp->grad);
         sp->blocks += 1;
+        const double ahead = (sp->last - sp->first) * dt; /* from the first deep substep to the last */
         for (size_t j = 0; j < n; ++j) {
             const double dx = s->x[j] - sp->centre[0], dy = s->y[j] - sp->centre[1], dz = s->z[j] - sp->centre[2];
             sp->kind[j] = j == 0 || level[j] > sp->slow_top ? 2 : dx * dx + dy * dy + dz * dz < sp->radius * sp->radius;
             sp->fast += sp->kind[j] == 2, sp->near += sp->kind[j] == 1;
             if (sp->kind[j] == 0) { /* not kicked before the block ends: where it will be is known */
-                const double ahead = (sp->last - sp->first) * dt;
                 expand(sp, 0, s->x[j], s->y[j], s->z[j], s->m[j]);
                 expand(sp, 1, s->x[j] + s->vx[j] * ahead, s->y[j] + s->vy[j] * ahead, s->z[j] + s->vz[j] * ahead,
                        s->m[j]);
@@ -108,6 +108,10 @@ static int split_forces(void *ctx, const nb_state64 *s, int sub, int deepest, co
         }
     }
     const double w = sp->last > sp->first ? (double)(sub - sp->first) / (sp->last - sp->first) : 0.0;
+    double *exact = (double *)nb_malloc(3 * count * sizeof(double), "the exact deep forces");
+    if (!exact)
+        return 0;
+    nb_ref_accel(s, EPS * EPS, active, count, exact, exact + count, exact + 2 * count); /* for the error */
     double err2 = 0.0, err_max = 0.0, expanded = 0.0;
 #pragma omp parallel for schedule(dynamic, 4) reduction(+ : err2, expanded) reduction(max : err_max)
     for (size_t k = 0; k < count; ++k) {
@@ -115,14 +119,10 @@ static int split_forces(void *ctx, const nb_state64 *s, int sub, int deepest, co
         const double x = s->x[i], y = s->y[i], z = s->z[i];
         const double d[3] = {x - sp->centre[0], y - sp->centre[1], z - sp->centre[2]};
         const int inside = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < sp->inner * sp->inner;
-        double a[3] = {0.0, 0.0, 0.0}, exact[3] = {0.0, 0.0, 0.0};
-        for (size_t j = 0; j < n; ++j) {
-            if (j == i)
-                continue;
-            pull(s, j, x, y, z, exact);
-            if (sp->kind[j] || !inside)
+        double a[3] = {0.0, 0.0, 0.0};
+        for (size_t j = 0; j < n; ++j)
+            if (j != i && (sp->kind[j] || !inside))
                 pull(s, j, x, y, z, a);
-        }
         for (int c = 0; inside && c < 3; ++c) {
             double v = 0.0;
             for (int e = 0; e < 2; ++e) {
@@ -137,13 +137,14 @@ static int split_forces(void *ctx, const nb_state64 *s, int sub, int deepest, co
             a[c] += v;
         }
         expanded += inside;
-        const double ex = a[0] - exact[0], ey = a[1] - exact[1], ez = a[2] - exact[2];
-        const double rel2 = (ex * ex + ey * ey + ez * ez) / (exact[0] * exact[0] + exact[1] * exact[1] +
-                                                             exact[2] * exact[2]);
+        const double e[3] = {exact[k], exact[count + k], exact[2 * count + k]};
+        const double ex = a[0] - e[0], ey = a[1] - e[1], ez = a[2] - e[2];
+        const double rel2 = (ex * ex + ey * ey + ez * ez) / (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
         err2 += rel2;
         err_max = rel2 > err_max ? rel2 : err_max;
         ax[k] = a[0], ay[k] = a[1], az[k] = a[2];
     }
+    free(exact);
     sp->deep += (double)count, sp->expanded += expanded, sp->err2 += err2;
     sp->err_max = err_max > sp->err_max ? err_max : sp->err_max;
     return 1;
