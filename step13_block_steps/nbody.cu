@@ -55,6 +55,9 @@
 #ifndef FEWEST_A_WARP /* ... but not fewer than this: walks of one or two bodies a warp add up to more work than the */
 #define FEWEST_A_WARP 4 /* chains of rounds they shorten save (the lesson, "The finest level capped") */
 #endif
+#ifndef GROUPS_SUMMED /* a substep's moments: a node of LEAF_BODIES or fewer summed from its bodies (0: climbed) */
+#define GROUPS_SUMMED 1
+#endif
 #ifdef CRITERION_SUM /* measurement only (report/explore/README.md, "which criterion"): a body's step from */
 #define WITH_RATE 1  /* the sum of m / d^3 over its force's terms, eta / sqrt(sum), not from |a| */
 #else
@@ -272,17 +275,28 @@ __device__ __forceinline__ void cell_moments(float4 c, float4 a, float4 qa, floa
     END SOLUTION */
 }
 
-/* Bottom-up: one thread per body climbs while it is the second child to arrive at a node, and fills
- * that node in: total mass, centre of mass, quadrupole, box, and the squared distance inside which it is
- * opened, (size / theta_open + |centre of mass - centre of box|)^2; infinite at theta = 0, so every node
- * opens. */
-__global__ void summarize(const float4 *pos, const int2 *child, const int *parent, int n, float inv_theta,
-                          int *visits, float4 *com, float4 *quad, float2 *quad2, float4 *lo, float4 *hi)
+/* A node's moments and box into the tree, with the squared distance inside which it is opened,
+ * (size / theta_open + |centre of mass - centre of box|)^2; infinite at theta = 0, so every node opens. */
+__device__ __forceinline__ void store_node(int node, float4 c, float4 q, float2 q2, float3 l, float3 h,
+                                           float inv_theta, float4 *com, float4 *quad, float2 *quad2, float4 *lo,
+                                           float4 *hi)
 {
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n || n < 2)
-        return;
-    int node = parent[n - 1 + k];
+    const float size = fmaxf(fmaxf(h.x - l.x, h.y - l.y), h.z - l.z);
+    const float ox = c.x - 0.5f * (l.x + h.x), oy = c.y - 0.5f * (l.y + h.y), oz = c.z - 0.5f * (l.z + h.z);
+    const float reach = size * inv_theta + sqrtf(ox * ox + oy * oy + oz * oz);
+    com[node] = c;
+    quad[node] = q;
+    quad2[node] = q2;
+    lo[node] = make_float4(l.x, l.y, l.z, inv_theta < INFINITY ? reach * reach : INFINITY);
+    hi[node] = make_float4(h.x, h.y, h.z, 0.0f);
+}
+
+/* From `node` up: while this thread is the second child to arrive at a node, it fills that node in from
+ * its two children: total mass, centre of mass, quadrupole, box and opening distance. */
+__device__ __forceinline__ void climb(int node, const float4 *pos, const int2 *child, const int *parent,
+                                      float inv_theta, int *visits, float4 *com, float4 *quad, float2 *quad2,
+                                      float4 *lo, float4 *hi)
+{
     while (node >= 0) {
         if (atomicAdd(&visits[node], 1) == 0)
             return; /* the other child is not done yet: its thread will finish this node */
@@ -306,9 +320,6 @@ __global__ void summarize(const float4 *pos, const int2 *child, const int *paren
                             (a.z * a.w + b.z * b.w) / mass, mass);
         else /* massless bodies: any point of the box will do */
             c = make_float4(0.5f * (l.x + h.x), 0.5f * (l.y + h.y), 0.5f * (l.z + h.z), 0.0f);
-        const float size = fmaxf(fmaxf(h.x - l.x, h.y - l.y), h.z - l.z);
-        const float ox = c.x - 0.5f * (l.x + h.x), oy = c.y - 0.5f * (l.y + h.y), oz = c.z - 0.5f * (l.z + h.z);
-        const float reach = size * inv_theta + sqrtf(ox * ox + oy * oy + oz * oz);
 #ifdef PLANT_DROP_CELL_QUAD /* a planted bug for the validation's test: every cell forgets a child's quadrupole */
         qb = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         qb2 = make_float2(0.0f, 0.0f);
@@ -320,14 +331,76 @@ __global__ void summarize(const float4 *pos, const int2 *child, const int *paren
         q = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         q2 = make_float2(0.0f, 0.0f);
 #endif
-        com[node] = c;
-        quad[node] = q;
-        quad2[node] = q2;
-        lo[node] = make_float4(l.x, l.y, l.z, inv_theta < INFINITY ? reach * reach : INFINITY);
-        hi[node] = make_float4(h.x, h.y, h.z, 0.0f);
+        store_node(node, c, q, q2, l, h, inv_theta, com, quad, quad2, lo, hi);
         __threadfence(); /* this node is visible before the parent's counter moves */
         node = parent[node];
     }
+}
+
+/* Bottom-up: one thread per body climbs from the body's parent (climb). */
+__global__ void summarize(const float4 *pos, const int2 *child, const int *parent, int n, float inv_theta,
+                          int *visits, float4 *com, float4 *quad, float2 *quad2, float4 *lo, float4 *hi)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n || n < 2)
+        return;
+    climb(parent[n - 1 + k], pos, child, parent, inv_theta, visits, com, quad, quad2, lo, hi);
+}
+
+/* summarize for a substep. The walk sums a node of LEAF_BODIES or fewer bodies body by body when it opens
+ * it and never reads what lies below it; so the largest such node about a body is summed from its bodies
+ * by the thread of its first body, what lies below it is left as the last pass left it, and only the
+ * nodes above it are climbed to (the lesson, "The refit's own cost"). */
+__global__ void summarize_groups(const float4 *pos, const int2 *child, const int *parent, const int2 *range,
+                                 int n, float inv_theta, int *visits, float4 *com, float4 *quad, float2 *quad2,
+                                 float4 *lo, float4 *hi)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n || n < 2)
+        return;
+    int node = parent[n - 1 + k];
+    int2 r = range[node];
+    if (r.y - r.x < LEAF_BODIES) { /* as the walk's "few": a node this small is summed, never opened */
+        if (r.x != k)
+            return; /* its first body's thread sums it */
+        for (int up = parent[node]; up >= 0; up = parent[node]) {
+            const int2 above = range[up];
+            if (above.y - above.x >= LEAF_BODIES)
+                break;
+            if (above.x != k)
+                return;
+            node = up;
+            r = above;
+        }
+        float mass = 0.0f, mx = 0.0f, my = 0.0f, mz = 0.0f;
+        float3 l = make_float3(INFINITY, INFINITY, INFINITY), h = make_float3(-INFINITY, -INFINITY, -INFINITY);
+        for (int j = r.x; j <= r.y; ++j) {
+            const float4 b = pos[j];
+            mass += b.w;
+            mx += b.w * b.x;
+            my += b.w * b.y;
+            mz += b.w * b.z;
+            l = make_float3(fminf(l.x, b.x), fminf(l.y, b.y), fminf(l.z, b.z));
+            h = make_float3(fmaxf(h.x, b.x), fmaxf(h.y, b.y), fmaxf(h.z, b.z));
+        }
+        const float4 c = mass > 0.0f ? make_float4(mx / mass, my / mass, mz / mass, mass)
+                                     : make_float4(0.5f * (l.x + h.x), 0.5f * (l.y + h.y), 0.5f * (l.z + h.z), 0.0f);
+        const float4 none = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* a body's own quadrupole; a massless body */
+        const float2 none2 = make_float2(0.0f, 0.0f);
+        float4 q = none;
+        float2 q2 = none2;
+        for (int j = r.x; j <= r.y; j += 2) { /* two bodies at a time seen from c, as a node's two children */
+            float4 t;
+            float2 t2;
+            cell_moments(c, pos[j], none, none2, j < r.y ? pos[j + 1] : none, none, none2, &t, &t2);
+            q = make_float4(q.x + t.x, q.y + t.y, q.z + t.z, q.w + t.w);
+            q2 = make_float2(q2.x + t2.x, q2.y + t2.y);
+        }
+        store_node(node, c, q, q2, l, h, inv_theta, com, quad, quad2, lo, hi);
+        __threadfence(); /* this node is visible before the parent's counter moves */
+        node = parent[node];
+    }
+    climb(node, pos, child, parent, inv_theta, visits, com, quad, quad2, lo, hi);
 }
 
 __device__ __forceinline__ void interact(float4 q, float px, float py, float pz, float eps2, float *ax, float *ay,
@@ -898,8 +971,12 @@ static void tree_forces(tree *t, const nbd_soa *b, int sys, int n, float inv_the
             NB_LAUNCH();
         }
         NB_CUDA(cudaMemsetAsync(t->visits, 0, ((size_t)n - 1) * sizeof(int)));
-        summarize<<<grid, BLOCK>>>(t->pos, child, parent, n, inv_theta, t->visits, t->com, t->quad, t->quad2, t->lo,
-                                   t->hi);
+        if (count < n && GROUPS_SUMMED) /* a substep's: the all-active evaluation stays step12's, bit for bit */
+            summarize_groups<<<grid, BLOCK>>>(t->pos, child, parent, range, n, inv_theta, t->visits, t->com,
+                                              t->quad, t->quad2, t->lo, t->hi);
+        else
+            summarize<<<grid, BLOCK>>>(t->pos, child, parent, n, inv_theta, t->visits, t->com, t->quad, t->quad2,
+                                       t->lo, t->hi);
         NB_LAUNCH();
     }
     const int *active = count < n ? active_list(as, level + offset, sorted_ids, n, substep, deepest) : NULL;
