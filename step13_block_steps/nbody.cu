@@ -374,7 +374,8 @@ __global__ void summarize_groups(const float4 *pos, const int2 *child, const int
         }
         float mass = 0.0f, mx = 0.0f, my = 0.0f, mz = 0.0f;
         float3 l = make_float3(INFINITY, INFINITY, INFINITY), h = make_float3(-INFINITY, -INFINITY, -INFINITY);
-        for (int j = r.x; j <= r.y; ++j) {
+#pragma unroll 4
+        for (int j = r.x; j <= r.y; ++j) { /* unrolled: four loads in flight, not one */
             const float4 b = pos[j];
             mass += b.w;
             mx += b.w * b.x;
@@ -389,6 +390,7 @@ __global__ void summarize_groups(const float4 *pos, const int2 *child, const int
         const float2 none2 = make_float2(0.0f, 0.0f);
         float4 q = none;
         float2 q2 = none2;
+#pragma unroll 2
         for (int j = r.x; j <= r.y; j += 2) { /* two bodies at a time seen from c, as a node's two children */
             float4 t;
             float2 t2;

@@ -139,8 +139,8 @@ inverse() { awk -v k="$1" 'BEGIN { printf "%.10g", 1 / k }'; }
 # levels_rows LABEL LOG: the "levels:" lines of a LEVEL_REPORT run's stderr into $lcsv.
 levels_rows() {
     [ -s "$lcsv" ] || echo "label,level,dt,bodies_pct,substeps,evaluations,direct,ms" > "$lcsv"
-    grep '^levels: [0-9c]' "$2" | sed "s/^levels: /$1,/" >> "$lcsv"
-    grep '^levels: ' "$2" | sed "s/^levels: /  $1: /"
+    awk -v l="$1" '/^levels: [0-9c]/ { print l "," substr($0, 9) }' "$2" >> "$lcsv" # awk: a label may hold "/"
+    awk -v l="$1" '/^levels: / { print "  " l ": " substr($0, 9) }' "$2"
 }
 
 # For t = 0..1: step12 at dt = 1/k takes k steps; step13 takes K steps of dt_max = 1/K (BS_DTMAX, 16; the
