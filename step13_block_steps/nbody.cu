@@ -27,6 +27,7 @@
 #include "util.h"
 
 #include <cub/cub.cuh>
+#include <cuda/atomic>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -298,9 +299,11 @@ __device__ __forceinline__ void climb(int node, const float4 *pos, const int2 *c
                                       float4 *lo, float4 *hi)
 {
     while (node >= 0) {
-        if (atomicAdd(&visits[node], 1) == 0)
+        /* acquire-release: what this thread wrote (the child below) is released with the count, and
+         * what the other child's thread wrote is acquired with it, without two full fences a level */
+        cuda::atomic_ref<int, cuda::thread_scope_device> count(visits[node]);
+        if (count.fetch_add(1, cuda::memory_order_acq_rel) == 0)
             return; /* the other child is not done yet: its thread will finish this node */
-        __threadfence();
         const int2 ch = child[node];
         float4 a, b, qa, qb;
         float2 qa2, qb2;
@@ -332,7 +335,6 @@ __device__ __forceinline__ void climb(int node, const float4 *pos, const int2 *c
         q2 = make_float2(0.0f, 0.0f);
 #endif
         store_node(node, c, q, q2, l, h, inv_theta, com, quad, quad2, lo, hi);
-        __threadfence(); /* this node is visible before the parent's counter moves */
         node = parent[node];
     }
 }
@@ -399,8 +401,7 @@ __global__ void summarize_groups(const float4 *pos, const int2 *child, const int
             q2 = make_float2(q2.x + t2.x, q2.y + t2.y);
         }
         store_node(node, c, q, q2, l, h, inv_theta, com, quad, quad2, lo, hi);
-        __threadfence(); /* this node is visible before the parent's counter moves */
-        node = parent[node];
+        node = parent[node]; /* climb's count releases it */
     }
     climb(node, pos, child, parent, inv_theta, visits, com, quad, quad2, lo, hi);
 }
