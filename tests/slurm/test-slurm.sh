@@ -83,9 +83,11 @@ else
     slurm_logs
 fi
 
-# 2. Ctrl-C: SIGINT to make's process group, as a terminal sends it (set -m: its own group).
+# 2. Ctrl-C: SIGINT to make's process group, as a terminal sends it (set -m: its own group). env puts
+# SIGINT back to its default: a test started in the background (nohup ... &) inherits it ignored, and then
+# neither make nor slurm-grade.sh's trap could see it, as no terminal's make would.
 set -m
-SLURM_GRADE_STEPS=00 "$mk" --no-print-directory "${knobs[@]}" grade STEPS=00 GRADE_DIR="$tmp/grade-int" > "$tmp/int.log" 2>&1 &
+SLURM_GRADE_STEPS=00 env --default-signal=INT "$mk" --no-print-directory "${knobs[@]}" grade STEPS=00 GRADE_DIR="$tmp/grade-int" > "$tmp/int.log" 2>&1 &
 pid=$!
 set +m
 job=
