@@ -377,7 +377,7 @@ __global__ void summarize_groups(const float4 *pos, const int2 *child, const int
         float mass = 0.0f, mx = 0.0f, my = 0.0f, mz = 0.0f;
         float3 l = make_float3(INFINITY, INFINITY, INFINITY), h = make_float3(-INFINITY, -INFINITY, -INFINITY);
 #pragma unroll 4
-        for (int j = r.x; j <= r.y; ++j) { /* unrolled: four loads in flight, not one */
+        for (int j = r.x; j <= r.y; ++j) { /* unrolled: the loads may overlap (gain within noise) */
             const float4 b = pos[j];
             mass += b.w;
             mx += b.w * b.x;
