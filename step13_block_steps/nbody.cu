@@ -284,7 +284,9 @@ __device__ __forceinline__ void store_node(int node, float4 c, float4 q, float2 
 {
     const float size = fmaxf(fmaxf(h.x - l.x, h.y - l.y), h.z - l.z);
     const float ox = c.x - 0.5f * (l.x + h.x), oy = c.y - 0.5f * (l.y + h.y), oz = c.z - 0.5f * (l.z + h.z);
-    const float reach = size * inv_theta + sqrtf(ox * ox + oy * oy + oz * oz);
+    /* the fused multiply-adds written out: left to the compiler, which product it fuses depends on where
+     * this is inlined, and step12's choice is the one --levels 1 must give, bit for bit */
+    const float reach = size * inv_theta + sqrtf(fmaf(oz, oz, fmaf(oy, oy, ox * ox)));
     com[node] = c;
     quad[node] = q;
     quad2[node] = q2;
