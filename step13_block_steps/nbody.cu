@@ -51,7 +51,7 @@
 #define SPREAD_ACTIVE 65536
 #endif
 #ifndef GROUP_WARPS /* ... as many a warp (32, 16, 8 ...) as give about this many warps: enough to fill the GPU */
-#define GROUP_WARPS 2048
+#define GROUP_WARPS 1024
 #endif
 #ifndef FEWEST_A_WARP /* ... but not fewer than this: walks of one or two bodies a warp add up to more work than the */
 #define FEWEST_A_WARP 4 /* chains of rounds they shorten save (the lesson, "The finest level capped") */
