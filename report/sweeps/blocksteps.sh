@@ -2,7 +2,8 @@
 # blocksteps.sh OUT: step13_block_steps against step12_multipole on a Hernquist sphere, on one GPU, in one
 # call (about 6-8 minutes on an H100, most of it drawing the 8 M sphere and the fp64 energies).
 #
-#   check    step13 --levels 1 is step12, bit for bit (the same final snapshot), and validates as step12
+#   check    step13 --levels 1 is step12, bit for bit (the same final snapshot: 65536 bodies of the model, and
+#            1 M about a black hole at eps 0.0025), and validates as step12
 #   faults   the planted faults build, and change the run (PLANT_MISSED_KICK, PLANT_LEVEL_OFF_BY_ONE)
 #   energy   N = BS_ENERGY_N (131072): t = 0..1, step12 over its shared dt, step13 over eta; relative energy
 #            error of the final state against the start (build/tools/diag: fp64, velocities synchronised
@@ -165,8 +166,8 @@ sfx=""
 
 if phase check "step13 --levels 1 is step12: the same bits after 20 steps, and the same validation"; then
     f=$(sphere 65536) || exit 1
-    # and 1 M bodies about a black hole, eps 0.0025: a product fused the other way in the moments differed
-    # there only, after 10 steps (fixed in the commit after 71b59ea; the 65536 case had passed)
+    # and 1 M bodies about a black hole, eps 0.0025: a product fused the other way in the moments (0e48d70)
+    # made the two differ there after 10 steps while the 65536 case passed (mended in 64c23b0)
     bh=$snaps/hernquist-bh-1048576-check.nbs
     [ -s "$bh" ] || $s12 -q --model hernquist-bh --seed 42 -n 1048576 --steps 0 --validate off --dt 1e-9 \
         --eps 0.0025 -o "$bh" >/dev/null || { echo "FAIL drawing the 1 M sphere for the check"; fails=$((fails + 1)); }
