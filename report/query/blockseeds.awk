@@ -7,7 +7,8 @@
 # (tags bs-1M-LABEL and bs-8M-LABEL), told apart by their headers. A label's seed is its "-seedN" (none:
 # 42). step13's scheme is the file's name's: in the blocksteps-* files "finer" (a body may go finer inside
 # a dt_max step) or "held" (the scheme before it: levels held for the whole dt_max step); in the blockcap-*
-# files LEVELS:DT_MAX, "7:1/20" for a name with "L7dt20", "7:1/16" for "L7", else "8:1/16". step12 has one
+# files LEVELS:DT_MAX, "7:1/20" for a name with "-L7dt20-", "7:1/16" for "-L7-" (dt_max 1/16 unless named),
+# "8:1/16" for a name with neither (the first recordings). step12 has one
 # scheme. A later file's row of a run and seed replaces an earlier one's. A RESULTS file's step12 run is
 # also the partner of that file's step13 runs at the same N (the same call). Prints, in the order first
 # seen: step,scheme,param,value,error at each seed (|relative|, t = 1),largest,time_1M_s,device,date,commit,
@@ -18,12 +19,14 @@ FNR == 1 {
     for (i = 1; i <= NF; ++i) { h = $i; sub(/\r$/, "", h); c[h] = i }
     kind = ("rel_energy_error" in c) ? "energy" : ("kernel_s" in c) ? "res" : "?"
     if (FILENAME ~ /blockcap/)
-        scheme = FILENAME ~ /L7dt20/ ? "7:1/20" : FILENAME ~ /L7/ ? "7:1/16" : "8:1/16"
+        scheme = match(FILENAME, /-L[0-9]+(dt[0-9]+)?[-.]/) ? cap(substr(FILENAME, RSTART + 2, RLENGTH - 3)) : "8:1/16"
     else
         scheme = FILENAME ~ /finer/ ? "finer" : "held"
     next
 }
 { sub(/\r$/, "") }
+# cap(NAME): "7dt20" -> "7:1/20", "8" -> "8:1/16"
+function cap(name,   p) { p = index(name, "dt"); return p ? substr(name, 1, p - 1) ":1/" substr(name, p + 2) : name ":1/16" }
 # run LABEL: the run's key (seed taken out) as step|scheme|param|value; sets the global s (its seed)
 function run(label,   step, p, v) {
     s = 42
