@@ -35,7 +35,7 @@ do for [panel = 1:2] {
     set label 1 'the issue''s 1e-4' at 1e-4, graph 0.96 right offset -0.5, 0 tc rgb '#404040' font ',8'
     if (t > 0) {
         set arrow 2 from graph 0, first t / 3 to graph 1, first t / 3 nohead lc rgb '#2ca02c' dt 2
-        set label 2 sprintf("step12 at 1/1280 ÷ 3: %.3g s", t / 3) at graph 0.98, first t / 3 right offset 0, 0.7 tc rgb '#2ca02c' font ',8'
+        set label 2 sprintf("step12 at 1/1280 ÷ 3: %.3g s", t / 3) at graph 0.02, first t / 3 left offset 0, -0.7 tc rgb '#2ca02c' font ',8'
         set yrange [t / 5:t * 1.6]
     } else {
         unset arrow 2; unset label 2; set autoscale y
