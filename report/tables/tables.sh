@@ -294,6 +294,49 @@ blockcap_block() {
         "$(origin_of 'tag~^bs-(energy|1M|8M)-s1[23]-bh' tag $(files blockcap-before.csv blockcap-L7.csv blockcap-L7dt20.csv blockcap-L8-warps.csv blockcap-L7dt20-gw1024.csv blockcap-L7dt20-eta011.csv))"
 }
 
+# step13 against step12 over many draws (report/sweeps/blockcap.sh with BLOCKCAP_SEEDS and BLOCKCAP_DRAWS12: the
+# blockcap-*-draws files): each run's mean, median and largest error over the draws, and step13's against step12's draw by draw.
+blockdraws_seeds="42 1 2 3 4 5 6 7"
+blockdraws_files="blockcap-L7dt20-draws-energy.csv blockcap-L8dt10-draws-energy.csv blockcap-L7dt20-draws.csv blockcap-L8dt10-draws.csv"
+blockdraws_block() {
+    local src rows
+    # shellcheck disable=SC2086 # a list of names, split on purpose
+    src=$(files $blockdraws_files)
+    # shellcheck disable=SC2086
+    [ -n "$src" ] && rows=$(awk -v seeds="$blockdraws_seeds" -f report/query/blockseeds.awk $src)
+    [ -n "${rows:-}" ] || { none "no recorded comparison over many draws yet (report/sweeps/blockcap.sh, BLOCKCAP_SEEDS)"; return; }
+    echo "| step | levels, dt_max | its step | draws | mean \|ΔE/E\| | median | largest | draws over 1e-4 | step13 / step12, draw by draw: geometric mean (95 %) | N = 1 M (s) | step12 1/1280, same call (s) | speedup |"
+    echo "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    # blockseeds.awk's fields: step, scheme, param, value, an error a seed (ns of them), the largest, the 1 M time, device,
+    # date, commit, step12's 1 M time in the same file. The draw-by-draw column: the geometric mean of step13's error
+    # over step12's at 1/1280 on the same draw, its 95 % interval (Student's t over the log ratios), and on how many
+    # draws step13's was the smaller.
+    awk -F, -v ns="$(wc -w <<< "$blockdraws_seeds")" '
+        function cell(x) { return x == "" ? "" : sprintf("%.3g", x) }
+        BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228", tq, " ") } # t at 97.5 %, 1..10 degrees
+        { n++; for (j = 1; j <= ns; ++j) e[n, j] = $(4 + j); line[n] = $0; if ($1 == 12 && $4 == "1/1280") ref = n }
+        END { for (i = 1; i <= n; ++i) {
+            split(line[i], f, ","); sum = 0; over = 0; delete v
+            for (j = 1; j <= ns; ++j) { v[j] = e[i, j] + 0; sum += v[j]; over += v[j] > 1e-4 }
+            for (a = 2; a <= ns; ++a) for (b = a; b > 1 && v[b - 1] > v[b]; --b) { t = v[b]; v[b] = v[b - 1]; v[b - 1] = t }
+            median = ns % 2 ? v[(ns + 1) / 2] : (v[ns / 2] + v[ns / 2 + 1]) / 2; mean = sum / ns
+            pair = ""
+            if (f[1] == 13 && ref && ns > 1) { lg = 0; sq = 0; less = 0
+                for (j = 1; j <= ns; ++j) { r[j] = log(e[i, j] / e[ref, j]); lg += r[j]; less += e[i, j] < e[ref, j] }
+                lg /= ns; for (j = 1; j <= ns; ++j) sq += (r[j] - lg) ^ 2
+                df = ns - 1; q = df <= 10 ? tq[df] : 1.96 + 2.4 / df; half = q * sqrt(sq / df / ns)
+                pair = sprintf("%.2f (%.2f–%.2f); smaller on %d of %d", exp(lg), exp(lg - half), exp(lg + half), less, ns) }
+            split(f[2], lv, ":"); t1 = f[ns + 6]; p1 = f[ns + 10]
+            printf "| step%s | %s | %s %s | %d | %.3e | %.3e | %.3e | %d | %s | %s | %s | %s |\n", f[1],
+                (f[1] == 12 ? "one" : lv[1] ", " lv[2]), (f[3] == "dt" ? "dt" : "η"), f[4], ns, mean, median, f[ns + 5], over,
+                pair, cell(t1), (f[1] == 12 ? "" : cell(p1)),
+                (f[1] == 13 && mean <= 1e-4 && t1 > 0 && p1 != "") ? sprintf("%.2f×", p1 / t1) : "" } }' <<< "$rows"
+    echo
+    printf 'The sphere about a black hole (`--model hernquist-bh`, ε = 0.0025) drawn with the %d seeds %s, the energy at N = 131072 (fp64, build/tools/diag), the time to t = 1 at N = 1 M (seed 42, one call of all its steps, `BS_TIMING=call`); every run from the drawn sphere set half its own step back. Both steps take the same draws, so their errors can be set side by side draw by draw. A speedup is over step12 at dt 1/1280 timed in the same call, for a step13 run whose mean error is under 1e-4; step12'"'"'s time is the later call'"'"'s. Recorded: %s.\n' \
+        "$(wc -w <<< "$blockdraws_seeds")" "$(sed 's/ /, /g' <<< "$blockdraws_seeds")" \
+        "$(origin_of 'tag~^bs-(energy|1M)-s1[23]-bh' tag $(files blockcap-L7dt20-draws.csv blockcap-L8dt10-draws.csv))"
+}
+
 # What the few-body substeps cost, one saving at a time (blocksteps-deep-levels.csv, the deep phase of
 # report/sweeps/blocksteps.sh): per level, ms a dt_max step of the k-step call of each variant.
 blockdeep_block() {
