@@ -252,11 +252,18 @@ blockhole_block() {
 # step13 against step12 about the hole over three draws of the sphere (report/query/blockseeds.awk): each
 # run's energy error at every seed, the largest, and its time to t = 1 at 1 M; a speedup is over the fastest
 # step12 whose largest error is under 1e-4, for a step13 run whose largest is too.
-blockseeds_block() {
-    local src rows
-    src=$(files blocksteps-bhs-energy.csv blocksteps-held-energy.csv blocksteps-finer-energy.csv blocksteps-bhs.csv blocksteps-finer.csv)
+# seed_rows SEEDS NAME...: report/query/blockseeds.awk's rows over the recorded files of these names (none: nothing)
+seed_rows() {
+    local seeds=$1 src
+    shift
+    src=$(files "$@")
     # shellcheck disable=SC2086 # a list of names, split on purpose
-    [ -n "$src" ] && rows=$(awk -v seeds="42 1 2" -f report/query/blockseeds.awk $src)
+    [ -z "$src" ] || awk -v seeds="$seeds" -f report/query/blockseeds.awk $src
+}
+
+blockseeds_block() {
+    local rows
+    rows=$(seed_rows "42 1 2" blocksteps-bhs-energy.csv blocksteps-held-energy.csv blocksteps-finer-energy.csv blocksteps-bhs.csv blocksteps-finer.csv)
     [ -n "${rows:-}" ] || { none "no recorded block-step study over several seeds yet (report/sweeps/blocksteps.sh, BS_SEED)"; return; }
     echo "| step | its step | levels | \|ΔE/E\|, seed 42 | seed 1 | seed 2 | largest | under 1e-4 | time to t = 1, N = 1 M (s) | speedup |"
     echo "|---|---|---|--:|--:|--:|--:|---|--:|--:|"
@@ -275,11 +282,9 @@ blockseeds_block() {
 # of the sphere, and its times at 1 M and 8 M beside step12's at dt 1/1280 in the same call.
 blockcap_files="blockcap-before-energy.csv blockcap-L8-energy.csv blockcap-L7-energy.csv blockcap-L7dt20-energy.csv blockcap-L8-warps-energy.csv blockcap-L7dt20-groups-energy.csv blockcap-L7dt20-gw1024-energy.csv blockcap-L7dt20-eta011-energy.csv blockcap-L8.csv blockcap-L7.csv blockcap-L7dt20.csv blockcap-L8-warps.csv blockcap-L7dt20-groups.csv blockcap-L7dt20-gw1024.csv blockcap-L7dt20-eta011.csv"
 blockcap_block() {
-    local src rows
+    local rows
     # shellcheck disable=SC2086 # a list of names, split on purpose
-    src=$(files $blockcap_files)
-    # shellcheck disable=SC2086
-    [ -n "$src" ] && rows=$(awk -v seeds="42 1 2" -f report/query/blockseeds.awk $src)
+    rows=$(seed_rows "42 1 2" $blockcap_files)
     [ -n "${rows:-}" ] || { none "no recorded study of capped levels yet (report/sweeps/blocksteps.sh, BS_LEVELS)"; return; }
     echo "| step | levels, dt_max | its step | \|ΔE/E\|, seed 42 | seed 1 | seed 2 | largest | N = 1 M (s) | step12 1/1280, same call (s) | speedup | N = 8 M (s) | step12 1/1280, same call (s) | speedup |"
     echo "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
@@ -299,11 +304,9 @@ blockcap_block() {
 blockdraws_seeds="42 1 2 3 4 5 6 7"
 blockdraws_files="blockcap-L7dt20-draws-energy.csv blockcap-L8dt10-draws-energy.csv blockcap-L7dt20-draws.csv blockcap-L8dt10-draws.csv"
 blockdraws_block() {
-    local src rows
+    local rows
     # shellcheck disable=SC2086 # a list of names, split on purpose
-    src=$(files $blockdraws_files)
-    # shellcheck disable=SC2086
-    [ -n "$src" ] && rows=$(awk -v seeds="$blockdraws_seeds" -f report/query/blockseeds.awk $src)
+    rows=$(seed_rows "$blockdraws_seeds" $blockdraws_files)
     [ -n "${rows:-}" ] || { none "no recorded comparison over many draws yet (report/sweeps/blockcap.sh, BLOCKCAP_SEEDS)"; return; }
     echo "| step | levels, dt_max | its step | draws | mean \|ΔE/E\| | median | largest | draws over 1e-4 | step13 / step12, draw by draw: geometric mean (95 %) | N = 1 M (s) | step12 1/1280, same call (s) | speedup |"
     echo "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
