@@ -277,11 +277,11 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
     return NB_EXIT_OK;
 }
 
-void nb_diagnostics(const nb_state64 *s, double eps2, nb_diag *d)
+void nb_diagnostics_with_potential(const nb_state64 *s, double potential, nb_diag *d)
 {
     memset(d, 0, sizeof *d);
-    const size_t n = s->bodies, total = s->systems * n;
-    double kinetic = 0.0, potential = 0.0;
+    const size_t total = s->systems * s->bodies;
+    double kinetic = 0.0;
     for (size_t i = 0; i < total; ++i) {
         const double m = s->m[i];
         const double v[3] = {s->vx[i], s->vy[i], s->vz[i]}, x[3] = {s->x[i], s->y[i], s->z[i]};
@@ -295,6 +295,18 @@ void nb_diagnostics(const nb_state64 *s, double eps2, nb_diag *d)
         d->angular[1] += m * (x[2] * v[0] - x[0] * v[2]);
         d->angular[2] += m * (x[0] * v[1] - x[1] * v[0]);
     }
+    for (int k = 0; k < 3; ++k)
+        d->com[k] = d->mass > 0.0 ? d->com[k] / d->mass : 0.0;
+    d->kinetic = kinetic;
+    d->potential = potential;
+    d->energy = kinetic + potential;
+    d->virial_ratio = potential < 0.0 ? -kinetic / potential : 0.0;
+}
+
+void nb_diagnostics(const nb_state64 *s, double eps2, nb_diag *d)
+{
+    const size_t n = s->bodies, total = s->systems * n;
+    double potential = 0.0;
     /* Pairs i < j of each system, with the same softening the forces use. */
 #pragma omp parallel for reduction(+ : potential) schedule(dynamic, 16)
     for (size_t i = 0; i < total; ++i) {
@@ -306,10 +318,5 @@ void nb_diagnostics(const nb_state64 *s, double eps2, nb_diag *d)
         }
         potential += s->m[i] * w;
     }
-    for (int k = 0; k < 3; ++k)
-        d->com[k] = d->mass > 0.0 ? d->com[k] / d->mass : 0.0;
-    d->kinetic = kinetic;
-    d->potential = potential;
-    d->energy = kinetic + potential;
-    d->virial_ratio = potential < 0.0 ? -kinetic / potential : 0.0;
+    nb_diagnostics_with_potential(s, potential, d);
 }

@@ -101,6 +101,9 @@ typedef struct nb_diag {
 } nb_diag;
 
 void nb_diagnostics(const nb_state64 *s, double eps2, nb_diag *d);
+/* The same for bodies whose potential energy is known (the same positions, other velocities): the
+ * pair sum, the costly part, not taken again. */
+void nb_diagnostics_with_potential(const nb_state64 *s, double potential, nb_diag *d);
 
 #ifdef __cplusplus
 }

@@ -58,7 +58,7 @@ static int measure(const char *path, sums *out, nb_snapshot_info *info)
         nb_state64_free(&s);
         return NB_EXIT_ERROR;
     }
-    nb_diagnostics(&s, eps2, &out->sync);
+    nb_diagnostics_with_potential(&s, out->raw.potential, &out->sync); /* the kick moved no body */
     nb_state64_free(&s);
     return NB_EXIT_OK;
 }
