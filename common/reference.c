@@ -61,11 +61,12 @@ void nb_state64_copy(nb_state64 *dst, const nb_state64 *src)
 
 /* Body `body`'s acceleration into out[0..2]; with `rate` (not NULL) also the rate its criterion reads:
  * the Frobenius norm of the tidal tensor (NB_CRITERION_TIDAL) or the sum of m / d^3 (NB_CRITERION_SUM). */
-static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out, nb_criterion criterion, double *rate)
+static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out, nb_criterion criterion, double *rate,
+                     double *phi)
 {
     const size_t n = s->bodies, first = body / n * n;
     const double xi = s->x[body], yi = s->y[body], zi = s->z[body];
-    double ax = 0.0, ay = 0.0, az = 0.0, sum = 0.0, t[6] = {0.0}; /* t: xx yy zz xy xz yz */
+    double ax = 0.0, ay = 0.0, az = 0.0, sum = 0.0, t[6] = {0.0}, w = 0.0; /* t: xx yy zz xy xz yz */
     for (size_t j = first; j < first + n; ++j) {
         if (j == body)
             continue;
@@ -76,6 +77,8 @@ static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out,
         ax += dx * f;
         ay += dy * f;
         az += dz * f;
+        if (phi)
+            w -= s->m[j] * inv;
         if (rate) {
             const double g = 3.0 * f * inv * inv; /* d(d_a f)/dx_b = g d_a d_b - f delta_ab */
             sum += f;
@@ -86,6 +89,8 @@ static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out,
     out[0] = ax;
     out[1] = ay;
     out[2] = az;
+    if (phi)
+        *phi = w;
     if (rate)
         *rate = criterion == NB_CRITERION_SUM ? sum
                 : sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2] + 2.0 * (t[3] * t[3] + t[4] * t[4] + t[5] * t[5]));
@@ -93,13 +98,13 @@ static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out,
 
 /* The accelerations (and with `rate`, the criterion's rates) of the bodies `index` lists, or of all. */
 static void accel_all(const nb_state64 *s, double eps2, const size_t *index, size_t count, double *ax, double *ay,
-                      double *az, nb_criterion criterion, double *rate)
+                      double *az, nb_criterion criterion, double *rate, double *phi)
 {
     const size_t total = index ? count : s->systems * s->bodies;
 #pragma omp parallel for schedule(dynamic, 16)
     for (size_t k = 0; k < total; ++k) {
         double a[3];
-        accel_of(s, eps2, index ? index[k] : k, a, criterion, rate ? rate + k : NULL);
+        accel_of(s, eps2, index ? index[k] : k, a, criterion, rate ? rate + k : NULL, phi ? phi + k : NULL);
         ax[k] = a[0];
         ay[k] = a[1];
         az[k] = a[2];
@@ -109,7 +114,22 @@ static void accel_all(const nb_state64 *s, double eps2, const size_t *index, siz
 void nb_ref_accel(const nb_state64 *s, double eps2, const size_t *index, size_t count,
                   double *ax, double *ay, double *az)
 {
-    accel_all(s, eps2, index, count, ax, ay, az, NB_CRITERION_ACCEL, NULL);
+    accel_all(s, eps2, index, count, ax, ay, az, NB_CRITERION_ACCEL, NULL, NULL);
+}
+
+int nb_ref_accel_potential(const nb_state64 *s, double eps2, double *ax, double *ay, double *az, double *potential)
+{
+    const size_t total = s->systems * s->bodies;
+    double *phi = (double *)nb_malloc((total ? total : 1) * sizeof(double), "the fp64 potentials");
+    if (!phi)
+        return NB_EXIT_ERROR;
+    accel_all(s, eps2, NULL, 0, ax, ay, az, NB_CRITERION_ACCEL, NULL, phi);
+    double sum = 0.0; /* in the bodies' order: the same bits whatever the threads */
+    for (size_t i = 0; i < total; ++i)
+        sum += s->m[i] * phi[i];
+    *potential = 0.5 * sum; /* each pair counted from both ends */
+    free(phi);
+    return NB_EXIT_OK;
 }
 
 /* Body i's kick by its acceleration (acc: x, y, z blocks of n) times w. */
@@ -210,7 +230,7 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
     double *const rate = crit == NB_CRITERION_ACCEL ? NULL : acc + 3 * n;
     int deepest = 0;
     for (uint64_t step = 0; step < steps; ++step) {
-        accel_all(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n, crit, rate);
+        accel_all(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n, crit, rate, NULL);
         deepest = 0;
         for (size_t i = 0; i < n; ++i) {
             int near;
@@ -237,7 +257,7 @@ int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2,
                     !p->forces(p->forces_ctx, s, sub, deepest, now, active, count, part, part + count,
                                part + 2 * count))
                     accel_all(s, eps2, active, count, part, part + count, part + 2 * count, crit,
-                              rate ? part + 3 * count : NULL);
+                              rate ? part + 3 * count : NULL, NULL);
                 for (size_t k = 0; k < count; ++k)
                     for (int d = 0; d < (rate ? 4 : 3); ++d)
                         acc[d * n + active[k]] = part[d * count + k];

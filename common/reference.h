@@ -31,6 +31,10 @@ void nb_state64_copy(nb_state64 *dst, const nb_state64 *src);
 void nb_ref_accel(const nb_state64 *s, double eps2, const size_t *index, size_t count,
                   double *ax, double *ay, double *az);
 
+/* Every body's fp64 acceleration (as nb_ref_accel) and, from the same pair sums, the system's potential
+ * energy (as nb_diagnostics', summed in another order). Returns 0, or NB_EXIT_ERROR after one line (no memory). */
+int nb_ref_accel_potential(const nb_state64 *s, double eps2, double *ax, double *ay, double *az, double *potential);
+
 /* Every body kicked by its fp64 acceleration where it is: v += a(x) h. h = dt/2 brings the contract's
  * v(t - dt/2) to v(t) (diagnostics at the positions' time); h = -dt/2 sets v(t) half a step back. Returns 0,
  * or NB_EXIT_ERROR after one line (no memory). */

@@ -136,6 +136,37 @@ START_TEST(diagnostics_by_hand)
 }
 END_TEST
 
+START_TEST(accel_potential_one_pass)
+{
+    /* build/tools/diag's one pass: the accelerations nb_ref_accel's, bit for bit, and the potential
+     * nb_diagnostics' (by hand for the pair: -1/4 at eps = 0, -1/4.4 at eps^2 = 0.21; each pair once). */
+    nb_state64 s;
+    pair(&s, 0.5);
+    double a[6], w = 0.0;
+    ck_assert_int_eq(nb_ref_accel_potential(&s, 0.0, a, a + 2, a + 4, &w), NB_EXIT_OK);
+    ck_assert(w == -0.25);
+    ck_assert_int_eq(nb_ref_accel_potential(&s, 0.21, a, a + 2, a + 4, &w), NB_EXIT_OK);
+    ck_assert(fabs(w + 0.25 / 1.1) <= 1e-16);
+    nb_state64_free(&s);
+    nb_state f;
+    ck_assert_int_eq(nb_state_alloc(&f, 3, 777), NB_EXIT_OK);
+    nb_init(&f, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 5);
+    ck_assert_int_eq(nb_state64_alloc(&s, 3, 777), NB_EXIT_OK);
+    nb_state64_from(&s, &f);
+    const size_t n = 3 * 777;
+    double *acc = malloc(6 * n * sizeof(double));
+    nb_ref_accel(&s, 1e-4, NULL, 0, acc, acc + n, acc + 2 * n);
+    ck_assert_int_eq(nb_ref_accel_potential(&s, 1e-4, acc + 3 * n, acc + 4 * n, acc + 5 * n, &w), NB_EXIT_OK);
+    ck_assert(memcmp(acc, acc + 3 * n, 3 * n * sizeof(double)) == 0);
+    nb_diag d;
+    nb_diagnostics(&s, 1e-4, &d);
+    ck_assert_msg(fabs(w - d.potential) <= 1e-13 * fabs(d.potential), "%.17g against %.17g", w, d.potential);
+    free(acc);
+    nb_state64_free(&s);
+    nb_state_free(&f);
+}
+END_TEST
+
 START_TEST(circular_orbit)
 {
     /* G M / d^3 = 1: omega = 1, period 2 pi, the velocities 1/2 each. K = 2000 steps of dt = 2 pi / K,
@@ -240,6 +271,7 @@ int main(void)
     tcase_add_test(forces, systems_do_not_interact);
     tcase_add_test(forces, accel_independent_of_threads);
     tcase_add_test(forces, diagnostics_by_hand);
+    tcase_add_test(forces, accel_potential_one_pass);
     TCase *motion = nbt_tcase(s, "motion", 120);
     tcase_add_test(motion, circular_orbit);
     tcase_add_test(motion, conservation);
