@@ -27,8 +27,8 @@ static void cause_of(signature sig, const char *check, unsigned block, char *cau
     size_t k = 0;
     for (size_t s = 1; s <= 3; s += 2)
         for (size_t n = 0; n < SIZES; ++n)
-            cases[k++] = (check_case){sizes[n], s, "plummer", "equal"};
-    cases[k++] = (check_case){31, 1, "uniform", "random"};
+            cases[k++] = (check_case){sizes[n], s, "plummer", "equal", 0};
+    cases[k++] = (check_case){31, 1, "uniform", "random", 0};
     memset(res, 0, sizeof res);
     for (k = 0; k < CASES; ++k) {
         const said w = sig(&cases[k]);
@@ -107,7 +107,7 @@ END_TEST
 
 START_TEST(passes_have_no_cause)
 {
-    check_case c = {2, 1, "plummer", "equal"};
+    check_case c = {2, 1, "plummer", "equal", 0};
     case_result r;
     memset(&r, 0, sizeof r);
     r.ran = r.passed = 1;
@@ -132,7 +132,7 @@ START_TEST(diagnostic_set_is_bounded)
     for (size_t a = 0; a < sizeof n / sizeof n[0]; ++a)
         for (uint64_t s = 1; s <= 3; s += 2)
             for (int p = 0; p < 2; ++p)
-                cases[count++] = (check_case){n[a], s, p ? "uniform" : "plummer", p ? "random" : "equal"};
+                cases[count++] = (check_case){n[a], s, p ? "uniform" : "plummer", p ? "random" : "equal", 0};
     unsigned char in_set[64];
     const size_t extras = diagnostic_set(cases, count, (uint64_t)1 << 26, in_set, extra);
     size_t chosen = 0;
