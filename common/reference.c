@@ -147,10 +147,16 @@ int nb_ref_kick(nb_state64 *s, double eps2, double h)
     if (!acc)
         return NB_EXIT_ERROR;
     nb_ref_accel(s, eps2, NULL, 0, acc, acc + n, acc + 2 * n);
-    for (size_t i = 0; i < n; ++i)
-        kick(s, i, acc, n, h);
+    nb_ref_kick_by(s, acc, h);
     free(acc);
     return NB_EXIT_OK;
+}
+
+void nb_ref_kick_by(nb_state64 *s, const double *acc, double h)
+{
+    const size_t n = s->systems * s->bodies;
+    for (size_t i = 0; i < n; ++i)
+        kick(s, i, acc, n, h);
 }
 
 /* The kick, then the drift by dt: the contract's order. */

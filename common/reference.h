@@ -39,6 +39,8 @@ int nb_ref_accel_potential(const nb_state64 *s, double eps2, double *ax, double 
  * v(t - dt/2) to v(t) (diagnostics at the positions' time); h = -dt/2 sets v(t) half a step back. Returns 0,
  * or NB_EXIT_ERROR after one line (no memory). */
 int nb_ref_kick(nb_state64 *s, double eps2, double h);
+/* The same kick by accelerations already at hand (acc: x, y, z blocks of every body). */
+void nb_ref_kick_by(nb_state64 *s, const double *acc, double h);
 
 /* `steps` kick-drift steps in fp64 (the physics contract of nbody.h). Returns 0 or NB_EXIT_ERROR. */
 int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2);

@@ -64,12 +64,7 @@ static int measure(const char *path, sums *out, nb_snapshot_info *info)
     }
 
     /* Half a kick brings the velocities to the positions' time. */
-    const double h = 0.5 * info->dt;
-    for (size_t i = 0; i < total; ++i) {
-        s.vx[i] += acc[i] * h;
-        s.vy[i] += acc[total + i] * h;
-        s.vz[i] += acc[2 * total + i] * h;
-    }
+    nb_ref_kick_by(&s, acc, 0.5 * info->dt);
     free(acc);
     nb_diagnostics_with_potential(&s, potential, &out->sync);
     nb_state64_free(&s);
