@@ -18,7 +18,7 @@ if (count(rows) == 0) {
 }
 runs = real(system(rows." | awk -F, '{ print $7 }' | sort -u | wc -l"))
 draws = words(seeds)
-where = system(rows." > /dev/null; awk -v seeds=\"".seeds."\" -f report/query/blockseeds.awk ".src." | awk -F, '{ k = $(".(draws + 7).") \" (\" $(".(draws + 8).") \", \" $(".(draws + 9).") \")\"; if (!(k in s)) { s[k] = 1; o = o (o ? \"; \" : \"\") k } } END { print o }'")
+where = system("awk -v seeds=\"".seeds."\" -f report/query/blockseeds.awk ".src." | awk -F, '{ k = $(".(draws + 7).") \" (\" $(".(draws + 8).") \", \" $(".(draws + 9).") \")\"; if (!(k in s)) { s[k] = 1; o = o (o ? \"; \" : \"\") k } } END { print o }'")
 set title sprintf("{/:Bold step13 against step12 at the same finest step, draw by draw}\n{/*0.8 Hernquist sphere about a black hole, ε = 0.0025, N = 131072, t = 0 to 1; a dashed line: the run's mean over the draws}\n{/*0.8 %s}", where)
 set xlabel 'draw of the sphere (its seed)'
 set ylabel '|relative energy error| at t = 1 (log scale)'
