@@ -5,6 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 int nb_state64_alloc(nb_state64 *s, size_t systems, size_t bodies)
 {
@@ -96,18 +99,89 @@ static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out,
                 : sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2] + 2.0 * (t[3] * t[3] + t[4] * t[4] + t[5] * t[5]));
 }
 
-/* The accelerations (and with `rate`, the criterion's rates) of the bodies `index` lists, or of all. */
+/* accel_of for GROUP bodies of one system at once, each in a lane of its own: every lane does accel_of's
+ * operations in accel_of's order (no fused multiply-add: ISO C mode leaves contraction off), so every
+ * result has accel_of's bits (tests/check_physics.c holds it to the plain loop); only the divisions and
+ * square roots, most of the time, go two at a time. A lane's own body adds nothing (its sums kept). */
+#define GROUP 4 /* bodies a group: two pairs, two independent chains through the divider */
+typedef double pair_d __attribute__((vector_size(16)));
+typedef long long pair_mask __attribute__((vector_size(16)));
+static pair_d sqrt_pair(pair_d d)
+{
+#ifdef __SSE2__
+    return (pair_d)_mm_sqrt_pd((__m128d)d); /* sqrt() may not go two at a time: it must be able to set errno */
+#else
+    return (pair_d){sqrt(d[0]), sqrt(d[1])};
+#endif
+}
+
+static void accel_group(const nb_state64 *s, double eps2, const size_t *body, double *ax, double *ay, double *az,
+                        double *phi)
+{
+    const size_t n = s->bodies, first = body[0] / n * n;
+    pair_d xi[2], yi[2], zi[2], sx[2] = {{0.0}}, sy[2] = {{0.0}}, sz[2] = {{0.0}}, w[2] = {{0.0}};
+    pair_mask self[2];
+    for (int h = 0; h < 2; ++h) {
+        xi[h] = (pair_d){s->x[body[2 * h]], s->x[body[2 * h + 1]]};
+        yi[h] = (pair_d){s->y[body[2 * h]], s->y[body[2 * h + 1]]};
+        zi[h] = (pair_d){s->z[body[2 * h]], s->z[body[2 * h + 1]]};
+        self[h] = (pair_mask){(long long)body[2 * h], (long long)body[2 * h + 1]};
+    }
+    for (size_t j = first; j < first + n; ++j) {
+        const int own = j == body[0] || j == body[1] || j == body[2] || j == body[3];
+        for (int h = 0; h < 2; ++h) {
+            const pair_d dx = s->x[j] - xi[h], dy = s->y[j] - yi[h], dz = s->z[j] - zi[h];
+            const pair_d d2 = dx * dx + dy * dy + dz * dz + eps2;
+            const pair_d inv = 1.0 / sqrt_pair(d2);
+            const pair_d f = s->m[j] * inv * inv * inv;
+            const pair_d nx = sx[h] + dx * f, ny = sy[h] + dy * f, nz = sz[h] + dz * f, nw = w[h] - s->m[j] * inv;
+            if (own) { /* the lane whose body is j keeps its sums (its term may be 0/0 at eps = 0) */
+                const pair_mask keep = self[h] == (long long)j;
+                sx[h] = (pair_d)(((pair_mask)sx[h] & keep) | ((pair_mask)nx & ~keep));
+                sy[h] = (pair_d)(((pair_mask)sy[h] & keep) | ((pair_mask)ny & ~keep));
+                sz[h] = (pair_d)(((pair_mask)sz[h] & keep) | ((pair_mask)nz & ~keep));
+                w[h] = (pair_d)(((pair_mask)w[h] & keep) | ((pair_mask)nw & ~keep));
+            } else {
+                sx[h] = nx, sy[h] = ny, sz[h] = nz, w[h] = nw;
+            }
+        }
+    }
+    for (int l = 0; l < GROUP; ++l) {
+        ax[l] = sx[l / 2][l % 2];
+        ay[l] = sy[l / 2][l % 2];
+        az[l] = sz[l / 2][l % 2];
+        if (phi)
+            phi[l] = w[l / 2][l % 2];
+    }
+}
+
+/* The accelerations (and with `rate`, the criterion's rates) of the bodies `index` lists, or of all:
+ * GROUP at a time where they are of one system and no rate is asked for, else one by one. */
 static void accel_all(const nb_state64 *s, double eps2, const size_t *index, size_t count, double *ax, double *ay,
                       double *az, nb_criterion criterion, double *rate, double *phi)
 {
-    const size_t total = index ? count : s->systems * s->bodies;
-#pragma omp parallel for schedule(dynamic, 16)
-    for (size_t k = 0; k < total; ++k) {
-        double a[3];
-        accel_of(s, eps2, index ? index[k] : k, a, criterion, rate ? rate + k : NULL, phi ? phi + k : NULL);
-        ax[k] = a[0];
-        ay[k] = a[1];
-        az[k] = a[2];
+    const size_t total = index ? count : s->systems * s->bodies, groups = (total + GROUP - 1) / GROUP;
+#pragma omp parallel for schedule(dynamic, 4)
+    for (size_t g = 0; g < groups; ++g) {
+        const size_t k0 = g * GROUP, in_group = total - k0 < GROUP ? total - k0 : GROUP;
+        size_t body[GROUP];
+        int one_system = in_group == GROUP && !rate;
+        for (size_t l = 0; l < in_group; ++l) {
+            body[l] = index ? index[k0 + l] : k0 + l;
+            one_system = one_system && body[l] / s->bodies == body[0] / s->bodies;
+        }
+        if (one_system) {
+            accel_group(s, eps2, body, ax + k0, ay + k0, az + k0, phi ? phi + k0 : NULL);
+            continue;
+        }
+        for (size_t l = 0; l < in_group; ++l) {
+            const size_t k = k0 + l;
+            double a[3];
+            accel_of(s, eps2, body[l], a, criterion, rate ? rate + k : NULL, phi ? phi + k : NULL);
+            ax[k] = a[0];
+            ay[k] = a[1];
+            az[k] = a[2];
+        }
     }
 }
 

@@ -167,6 +167,74 @@ START_TEST(accel_potential_one_pass)
 }
 END_TEST
 
+/* The sum as the truth writes it: body i's pull from every other body of its system, in j order. */
+static void plain_sum(const nb_state64 *s, double eps2, size_t i, double a[3], double *phi)
+{
+    const size_t first = i / s->bodies * s->bodies;
+    a[0] = a[1] = a[2] = *phi = 0.0;
+    for (size_t j = first; j < first + s->bodies; ++j) {
+        if (j == i)
+            continue;
+        const double dx = s->x[j] - s->x[i], dy = s->y[j] - s->y[i], dz = s->z[j] - s->z[i];
+        const double inv = 1.0 / sqrt(dx * dx + dy * dy + dz * dz + eps2);
+        const double f = s->m[j] * inv * inv * inv;
+        a[0] += dx * f, a[1] += dy * f, a[2] += dz * f;
+        *phi -= s->m[j] * inv;
+    }
+}
+
+START_TEST(grouped_sums_are_the_plain_loop)
+{
+    /* The reference sums four bodies at a time, a lane each (reference.c, accel_group): every lane must
+     * give the plain loop's bits, whatever N (groups cut by a system's end, a last short group), the
+     * softening (at eps = 0 a lane's own term is 0/0 and must be left out) and the index list (bodies
+     * of several systems, in any order, one group mixing them). */
+    const size_t sizes[] = {1, 2, 3, 4, 5, 7, 64, 101};
+    const double eps2s[] = {0.0, 1e-4};
+    for (size_t c = 0; c < sizeof sizes / sizeof *sizes; ++c)
+        for (int e = 0; e < 2; ++e) {
+            const size_t n = sizes[c], total = 3 * n;
+            nb_state f;
+            ck_assert_int_eq(nb_state_alloc(&f, 3, n), NB_EXIT_OK);
+            nb_init(&f, NB_MODEL_PLUMMER, NB_MASSES_RANDOM, 7 + (uint64_t)c);
+            nb_state64 s;
+            ck_assert_int_eq(nb_state64_alloc(&s, 3, n), NB_EXIT_OK);
+            nb_state64_from(&s, &f);
+            double *got = malloc(7 * total * sizeof(double)), *phi = got + 6 * total, w = 0.0, sum = 0.0;
+            size_t *index = malloc(total * sizeof(size_t));
+            ck_assert_int_eq(nb_ref_accel_potential(&s, eps2s[e], got, got + total, got + 2 * total, &w), NB_EXIT_OK);
+            for (size_t i = 0; i < total; ++i) {
+                double a[3];
+                plain_sum(&s, eps2s[e], i, a, &phi[i]);
+                for (int d = 0; d < 3; ++d)
+                    nbt_require(memcmp(&got[d * total + i], &a[d], sizeof(double)) == 0,
+                                "N %zu eps^2 %g body %zu axis %d: %.17g, the plain loop %.17g", n, eps2s[e], i, d,
+                                got[d * total + i], a[d]);
+            }
+            for (int list = 0; list < 2; ++list) { /* backwards; then every system's bodies in turn */
+                for (size_t k = 0; k < total; ++k)
+                    index[k] = total - 1 - (list ? k % 3 * n + k / 3 : k);
+                nb_ref_accel(&s, eps2s[e], index, total, got + 3 * total, got + 4 * total, got + 5 * total);
+                for (size_t k = 0; k < total; ++k) {
+                    double a[3], unused;
+                    plain_sum(&s, eps2s[e], index[k], a, &unused);
+                    for (int d = 0; d < 3; ++d)
+                        nbt_require(memcmp(&got[(3 + d) * total + k], &a[d], sizeof(double)) == 0,
+                                    "N %zu eps^2 %g list %d, entry %zu (body %zu) axis %d differs from the plain loop",
+                                    n, eps2s[e], list, k, index[k], d);
+                }
+            }
+            for (size_t i = 0; i < total; ++i)
+                sum += s.m[i] * phi[i];
+            ck_assert_msg(w == 0.5 * sum, "N %zu: potential %.17g, the plain loop's %.17g", n, w, 0.5 * sum);
+            free(index);
+            free(got);
+            nb_state64_free(&s);
+            nb_state_free(&f);
+        }
+}
+END_TEST
+
 START_TEST(circular_orbit)
 {
     /* G M / d^3 = 1: omega = 1, period 2 pi, the velocities 1/2 each. K = 2000 steps of dt = 2 pi / K,
@@ -272,6 +340,7 @@ int main(void)
     tcase_add_test(forces, accel_independent_of_threads);
     tcase_add_test(forces, diagnostics_by_hand);
     tcase_add_test(forces, accel_potential_one_pass);
+    tcase_add_test(forces, grouped_sums_are_the_plain_loop);
     TCase *motion = nbt_tcase(s, "motion", 120);
     tcase_add_test(motion, circular_orbit);
     tcase_add_test(motion, conservation);
