@@ -113,7 +113,7 @@ static void usage(FILE *f, const nb_step_facts *facts)
             "  -q, --quiet             print only errors\n"
             "\n"
             "Measurement\n"
-            "  -r, --repeat R          timed repeats after one warm-up, median reported (default 3)\n"
+            "  -r, --repeat R          timed repeats (on a GPU after one warm-up), median reported (default 3)\n"
             "      --validate MODE     auto (default), full, sample or off\n"
             "      --validate-only     validate, then exit: 0 pass, 1 mismatch, 2 error\n"
             "      --ref-cache DIR     keep fp64 reference results in DIR between runs\n"

@@ -43,7 +43,7 @@ static void usage(FILE *f)
             "                          once and unsandboxed), require (refuse to grade without it), off\n"
             "      --sandbox-hide DIR  one more folder the workers must not see (OUT always; up to 2)\n"
             "\n"
-            "Timing (after validation at that size and one warm-up step)\n"
+            "Timing (after validation at that size and, on a GPU, one warm-up step)\n"
             "      --bodies N          ladder size (default 65536)\n"
             "      --systems S         systems (default 1)\n"
             "      --gpu-steps K       time steps per GPU run (default 10)\n"

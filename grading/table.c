@@ -230,7 +230,7 @@ void print_plan(const grader *g, const outcome *outs, size_t count)
     if (o->no_timing)
         printf("  timing:      none (--no-timing)\n");
     else
-        printf("  timing:      N = %llu, S = %llu, plummer: validated at that size, one warm-up step, then the\n"
+        printf("  timing:      N = %llu, S = %llu, plummer: validated at that size, one warm-up step (GPU), then the\n"
                "               median of %llu repeats of %llu steps (GPU) or %llu step%s (CPU). Timed: the time loop\n"
                "               alone (CUDA events on GPUs, the host clock on CPUs; no uploads or downloads);\n"
                "               spread = (max - min) / median; G int/s = S*N^2*steps / time; speedups compare G int/s\n",

@@ -72,8 +72,8 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
     char *argv[32] = {(char *)bin, "-q", "--ref-cache", (char *)o->ref_cache, "--csv", csv, "--tag", "grade-ladder",
                       "-n", n, "-S", s, "-k", k, "-r", r};
     sandbox_words(o, argv, 16);
-    progress(g->tty, "  %s %s: timing N=%s S=%s, %s step%s: validation, warm-up, %s repeats", out->s->id, out->name, n,
-             s, k, strcmp(k, "1") ? "s" : "", r);
+    progress(g->tty, "  %s %s: timing N=%s S=%s, %s step%s: validation, %s%s repeats", out->s->id, out->name, n, s, k,
+             strcmp(k, "1") ? "s" : "", gpu ? "warm-up, " : "", r);
     run_result res;
     if (run_one(argv, log, o->timeout, &res) != NB_EXIT_OK)
         nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
