@@ -153,8 +153,9 @@ fi
 # The floors no change may lose (README, "Where things stand"), on the first GPU: step06 and step09 in
 # G interactions/s, the tree codes in ms a step at 1 M (step10 at theta 0.35, step12 at 0.3) and step12 at 16 M.
 # The tree codes take 20 and 10 steps: the judge's clock is a call of 2k steps less one of k, and with 5 or 2
-# steps the calls' own noise was most of it (step12 at 16 M: 43-197 ms a step over three repeats of k = 2,
-# 110-117 with k = 10, its own region 117; report/data/h200c-2026-11-29/floor16m.csv).
+# steps the calls' own noise was most of it (step12 at 16 M on an H200: three repeats of k = 2 gave 43-197 ms
+# a step in one call and 82-141 in another, of k = 10 110-117, its own region 117 ms a step in all:
+# report/data/h200c-2026-11-29/floor.csv and floor16m.csv).
 if has floor; then
     timed floor "$bin/step06_soa" -q -n 131072 -k 20 -r 5
     timed floor "$bin/step06_soa" -q -n 16384 -k 400 -r 5
