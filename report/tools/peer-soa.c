@@ -9,8 +9,9 @@
  *     inv3 = inv*inv*inv; F += d*inv3; then v[i] += dt*F (the kick inside the force loop);
  *   - the drift, x += v*dt, in a serial loop after it; six arrays of n floats in one block;
  *   - positions and velocities uniform in [-1, 1), softening 1e-9.
- * It times itself as the lab does (common/main.c): one untimed warm-up step, then REPEAT runs of STEPS
- * steps each from the same initial state, the median reported; interactions/s = N^2 * steps / time.
+ * It times itself in one process: one untimed warm-up step, which starts its threads (the lab's timed calls
+ * each run in a fresh worker, whose threads start inside the time), then REPEAT runs of STEPS steps each from
+ * the same initial state, the median reported (common/timing.c's); interactions/s = N^2 * steps / time.
  * Build: gcc -std=c11 -O3 -march=native -ffast-math -fopenmp -Icommon report/tools/peer-soa.c common/timing.c -o peer-soa -lm
  * (common/timing.c: the lab's clock and median, outside the kernel's translation unit).
  * Usage: peer-soa N [STEPS [REPEAT]]. Prints one CSV row: kernel,bodies,threads,steps,repeat,
