@@ -1,4 +1,5 @@
-/* reference.c: fp64 forces, integration and diagnostics. Deliberately plain: this is the truth. */
+/* reference.c: fp64 forces, integration and diagnostics. Deliberately plain: this is the truth (accel_of's
+ * loop; accel_group does its operations for four bodies at once, bit for bit, only for speed). */
 #include "reference.h"
 #include "util.h"
 
@@ -104,6 +105,7 @@ static void accel_of(const nb_state64 *s, double eps2, size_t body, double *out,
  * result has accel_of's bits (tests/check_physics.c holds it to the plain loop); only the divisions and
  * square roots, most of the time, go two at a time. A lane's own body adds nothing (its sums kept). */
 #define GROUP 4 /* bodies a group: two pairs, two independent chains through the divider */
+_Static_assert(GROUP == 4, "accel_group's lanes are two pairs, and its test of a lane's own body names four");
 typedef double pair_d __attribute__((vector_size(16)));
 typedef long long pair_mask __attribute__((vector_size(16)));
 static pair_d sqrt_pair(pair_d d)
