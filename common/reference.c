@@ -117,6 +117,12 @@ static pair_d sqrt_pair(pair_d d)
 #endif
 }
 
+/* `now` where `keep` is clear, `old` where it is set (the lane whose own body this is). */
+static pair_d kept_where(pair_mask keep, pair_d old, pair_d now)
+{
+    return (pair_d)(((pair_mask)old & keep) | ((pair_mask)now & ~keep));
+}
+
 static void accel_group(const nb_state64 *s, double eps2, const size_t *body, double *ax, double *ay, double *az,
                         double *phi)
 {
@@ -139,10 +145,10 @@ static void accel_group(const nb_state64 *s, double eps2, const size_t *body, do
             const pair_d nx = sx[h] + dx * f, ny = sy[h] + dy * f, nz = sz[h] + dz * f, nw = w[h] - s->m[j] * inv;
             if (own) { /* the lane whose body is j keeps its sums (its term may be 0/0 at eps = 0) */
                 const pair_mask keep = self[h] == (long long)j;
-                sx[h] = (pair_d)(((pair_mask)sx[h] & keep) | ((pair_mask)nx & ~keep));
-                sy[h] = (pair_d)(((pair_mask)sy[h] & keep) | ((pair_mask)ny & ~keep));
-                sz[h] = (pair_d)(((pair_mask)sz[h] & keep) | ((pair_mask)nz & ~keep));
-                w[h] = (pair_d)(((pair_mask)w[h] & keep) | ((pair_mask)nw & ~keep));
+                sx[h] = kept_where(keep, sx[h], nx);
+                sy[h] = kept_where(keep, sy[h], ny);
+                sz[h] = kept_where(keep, sz[h], nz);
+                w[h] = kept_where(keep, w[h], nw);
             } else {
                 sx[h] = nx, sy[h] = ny, sz[h] = nz, w[h] = nw;
             }
