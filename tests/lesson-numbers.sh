@@ -14,8 +14,8 @@
 #   2. a paragraph that names a column of the generated tables ("× previous", "× serial") and states a
 #      speed-up (a number followed by ×) must state it marked: that is where a stale copy hides.
 # Numbers the prose takes from elsewhere (a source's ×1.6, another recording) are not marked and not
-# checked. Without arguments: every step's README.md. Prints one line per problem and a PASS or FAIL
-# line; exit status 1 on any problem, 2 on a missing file.
+# checked. Without arguments: every step's README.md and report/REPORT.md. Prints one line per problem
+# and a PASS or FAIL line; exit status 1 on any problem, 2 on a missing file.
 set -u -o pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -124,7 +124,7 @@ $t/README.md:11: 13.3× states a speed-up beside a generated column (\"× previo
 fi
 
 if [ $# -eq 0 ]; then
-    set -- step*/README.md
+    set -- step*/README.md report/REPORT.md # REPORT's prose quotes its own blocks too (step13's long account)
 fi
 for f in "$@"; do
     [ -f "$f" ] || { echo "lesson-numbers.sh: cannot read $f" >&2; exit 2; }
