@@ -54,7 +54,7 @@
 #define GROUP_WARPS 1024
 #endif
 #ifndef FEWEST_A_WARP /* ... but not fewer than this: walks of one or two bodies a warp add up to more work than the */
-#define FEWEST_A_WARP 4 /* chains of rounds they shorten save (the lesson, "The finest level capped") */
+#define FEWEST_A_WARP 4 /* chains of rounds they shorten save (report/REPORT.md, "The finest level capped") */
 #endif
 #ifndef GROUPS_SUMMED /* a substep's moments: a node of LEAF_BODIES or fewer summed from its bodies (0: climbed) */
 #define GROUPS_SUMMED 1
@@ -354,7 +354,7 @@ __global__ void summarize(const float4 *pos, const int2 *child, const int *paren
 /* summarize for a substep. The walk sums a node of LEAF_BODIES or fewer bodies body by body when it opens
  * it and never reads what lies below it; so the largest such node about a body is summed from its bodies
  * by the thread of its first body, what lies below it is left as the last pass left it, and only the
- * nodes above it are climbed to (the lesson, "The refit's own cost"). */
+ * nodes above it are climbed to (report/REPORT.md, "The refit's own cost"). */
 __global__ void summarize_groups(const float4 *pos, const int2 *child, const int *parent, const int2 *range,
                                  int n, float inv_theta, int *visits, float4 *com, float4 *quad, float2 *quad2,
                                  float4 *lo, float4 *hi)
