@@ -13,6 +13,8 @@
 #      is regenerated, the prose that quotes it fails here until it is updated;
 #   2. a paragraph that names a column of the generated tables ("× previous", "× serial") and states a
 #      speed-up (a number followed by ×) must state it marked: that is where a stale copy hides.
+# A marker stands whole on the line of its number: one broken across two lines is an error too (Markdown
+# hides it all the same, but its number would go unchecked).
 # Numbers the prose takes from elsewhere (a source's ×1.6, another recording) are not marked and not
 # checked. Without arguments: every step's README.md and report/REPORT.md. Prints one line per problem
 # and a PASS or FAIL line; exit status 1 on any problem, 2 on a missing file.
@@ -27,7 +29,7 @@ check() { # FILE...: prints one line per problem; exit status 1 if any
             line = substr(line, RSTART + RLENGTH)
         }
     }
-    FNR == 1 { if (pass == 2) endpara(); inblock = 0; fence = 0; para = ""; paraline = 0 }
+    FNR == 1 { if (pass == 2) endpara(); inblock = 0; fence = 0; para = ""; paraline = 0; tail = 0 }
     # First pass (the file read twice): collect the generated blocks numbers.
     pass == 1 {
         if ($0 ~ /^<!-- BEGIN [a-z0-9-]+/) { inblock = 1; next }
@@ -55,7 +57,7 @@ check() { # FILE...: prints one line per problem; exit status 1 if any
         if (inblock) next
         if ($0 ~ /^ *(```|~~~)/) { endpara(); fence = !fence; next }
         if (fence) next
-        if ($0 ~ /^[ \t]*$/) { endpara(); next }
+        if ($0 ~ /^[ \t]*$/) { endpara(); tail = 0; next }
         line = $0
         # Rule 2 works on paragraphs (a sentence may wrap); code spans are not prose.
         gsub(/`[^`]*`/, "", line)
@@ -75,6 +77,12 @@ check() { # FILE...: prints one line per problem; exit status 1 if any
             printf "%s:%d: a <!-- measured --> marker without a number right after it\n", FILENAME, FNR
             bad = 1
         }
+        # A marker wrapped across two lines still hides in Markdown, but its number would go unchecked.
+        if ((tail == 1 && $0 ~ /^[ \t]*measured[ \t]*-->/) || (tail == 2 && $0 ~ /^[ \t]*-->/)) {
+            printf "%s:%d: a <!-- measured --> marker broken across lines: keep it whole, on the line of its number\n", FILENAME, FNR - 1
+            bad = 1
+        }
+        tail = $0 ~ /<!--[ \t]*$/ ? 1 : $0 ~ /<!--[ \t]*measured[ \t]*$/ ? 2 : 0
     }
     END { if (pass == 2) endpara(); printf "marked %d\n", marked; exit bad }
     ' "$@"
@@ -102,7 +110,8 @@ The naive kernel is <!-- measured -->7.19× the OpenMP step, and <!-- measured -
 | 65536 | 279 | 7.19× |
 <!-- END measured -->
 
-A stale copy: 13.3× the step before (the "× previous" column). A source's ×1.6 is not checked.
+A stale copy: 13.3× the step before (the "× previous" column). A source's ×1.6 is not checked. A wrapped **<!--
+measured -->9.99×** hides its number.
 
 ```
 7.77× inside code is not prose
@@ -112,9 +121,10 @@ EOF
     rc=$?
     out=$(printf '%s\n' "$out" | grep -v '^marked ')
     want="$t/README.md:3: the marked number 13.3 is not in this lesson's generated blocks: update the prose from them
+$t/README.md:11: a <!-- measured --> marker broken across lines: keep it whole, on the line of its number
 $t/README.md:11: 13.3× states a speed-up beside a generated column (\"× previous\", \"× serial\"): write it marked, <!-- measured -->13.3×, or refer to the table"
     if [ $rc = 1 ] && [ "$out" = "$want" ]; then
-        echo "PASS lesson-numbers: the check finds a wrong marked number and an unmarked one beside a generated column"
+        echo "PASS lesson-numbers: the check finds a wrong marked number, an unmarked one beside a generated column and a marker broken across lines"
     else
         echo "FAIL lesson-numbers: the selftest gave exit status $rc and:"
         printf '%s\n' "$out" | sed 's/^/    /'
