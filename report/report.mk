@@ -26,11 +26,27 @@ $(REPORT_TOOLS): $(BUILD)/tools/%: report/tools/%.c $(LIBNBODY) | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -o $@ $< $(LIBNBODY) $(LDLIBS)
 
-report-tools: $(REPORT_TOOLS)                        ## build the report's C tools (diag, snap2txt, kepler, stagger)
+# diag with its pair sums on the GPU, diag's bits (report/tools/pairs_gpu.cu), built where nvcc is: the
+# energy of a million bodies in seconds (report/sweeps/blocksteps.sh, BS_DIAG=gpu).
+DIAG_GPU := $(if $(HAVE_NVCC),$(BUILD)/tools/diag-gpu)
+
+$(BUILD)/obj/tools/pairs_gpu.o: report/tools/pairs_gpu.cu report/tools/pairs_gpu.h common/device.h $(BUILD)/gen/version.h
+	@mkdir -p $(@D)
+	$(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) -c $< -o $@
+
+$(BUILD)/obj/tools/diag-gpu.o: report/tools/diag.c report/tools/pairs_gpu.h | $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -DDIAG_GPU -c $< -o $@
+
+$(BUILD)/tools/diag-gpu: $(BUILD)/obj/tools/diag-gpu.o $(BUILD)/obj/tools/pairs_gpu.o $(BUILD)/obj/common/device.o $(LIBNBODY)
+	@mkdir -p $(@D)
+	$(NVCC) -arch=sm_$(CUDA_ARCH) -o $@ $^ -Xcompiler -fopenmp $(NVCC_LDFLAGS) $(LDLIBS)
+
+report-tools: $(REPORT_TOOLS) $(DIAG_GPU)            ## build the report's C tools (diag, snap2txt, kepler, stagger; diag-gpu where nvcc is)
 
 # stagger on a drawn sphere: its start's energy is the drawn one's, bad input refused (tests/stagger-check.sh).
-test-stagger: $(BUILD)/tools/stagger $(BUILD)/tools/diag $(TEST_CPU_WRITTEN_BINS)  ## report/tools/stagger sets a drawn sphere half a step back: the energy is the drawn one's
-	@bash tests/stagger-check.sh $(BUILD)/stagger-check $(BUILD)/tools/stagger $(BUILD)/tools/diag $(TEST_CPU_WRITTEN_BINS)
+test-stagger: $(BUILD)/tools/stagger $(BUILD)/tools/diag $(DIAG_GPU) $(TEST_CPU_WRITTEN_BINS)  ## report/tools/stagger sets a drawn sphere half a step back: the energy is the drawn one's; diag-gpu's table is diag's (a GPU)
+	@DIAG_GPU='$(DIAG_GPU)' bash tests/stagger-check.sh $(BUILD)/stagger-check $(BUILD)/tools/stagger $(BUILD)/tools/diag $(TEST_CPU_WRITTEN_BINS)
 
 report: $(REPORT_TOOLS)                              ## measure every sweep here into report/data, then draw (GPU machine)
 	@out='$(REPORT_OUT)'; echo "report: recording into $$out"; \

@@ -4,6 +4,8 @@
 # step written, staggered for dt = 1/16: diag must find the staggered file's energy (its velocities synced
 # by half a dt) the drawn one's to 1e-6, where the plain copy (the drawn velocities read as v(-dt/2)) is
 # off by percents. Bad inputs: one line, exit 2, no file. SKIP where no CPU step is written (a handout).
+# With DIAG_GPU (build/tools/diag-gpu) and a GPU: its table is diag's, byte for byte, for these files and
+# for three systems of 1000 bodies (the pair sums' tiles end mid-system).
 set -u -o pipefail
 [ $# -ge 3 ] || { echo "usage: tests/stagger-check.sh DIR STAGGER DIAG STEP..." >&2; exit 2; }
 dir=$1 stagger=$2 diag=$3
@@ -30,4 +32,18 @@ for bad in "abc $dir/sync.nbs $dir/kicked.nbs" "0 $dir/sync.nbs $dir/kicked.nbs"
     [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$msg" | wc -l)" -eq 1 ] && [ ! -e "$dir/bad.nbs" ] ||
         fail "stagger $bad OUT: exit $rc, '$msg' (wanted exit 2, one line, no file)"
 done
-echo "PASS stagger: the staggered start's energy is the drawn sphere's to $staggered (the plain copy's: $plain); 5 bad inputs refused"
+gpu_note="diag-gpu not built"
+if [ -n "${DIAG_GPU:-}" ] && ! nvidia-smi -L 2> /dev/null | grep -q '^GPU'; then
+    gpu_note="diag-gpu not run: no GPU here"
+elif [ -n "${DIAG_GPU:-}" ]; then
+    "$step" -q --model plummer --masses random -n 1000 -S 3 --steps 2 --dt 0.01 --validate off -o "$dir/three.nbs" ||
+        fail "running three systems"
+    for files in "$dir/sync.nbs $dir/staggered.nbs $dir/plain.nbs" "$dir/three.nbs $dir/three.nbs"; do
+        # shellcheck disable=SC2086
+        "$diag" --label same $files > "$dir/diag.csv" && "$DIAG_GPU" --label same $files > "$dir/diag-gpu.csv" ||
+            fail "diag or diag-gpu refused $files"
+        cmp -s "$dir/diag.csv" "$dir/diag-gpu.csv" || fail "diag-gpu's table is not diag's for $files: $(diff "$dir/diag.csv" "$dir/diag-gpu.csv" | head -n 3 | tr '\n' ' ')"
+    done
+    gpu_note="diag-gpu's tables are diag's, byte for byte"
+fi
+echo "PASS stagger: the staggered start's energy is the drawn sphere's to $staggered (the plain copy's: $plain); 5 bad inputs refused; $gpu_note"

@@ -2,7 +2,7 @@
 # blockcap.sh OUT: step13 with its finest level capped, against step12 at dt 1/1280, about the black hole
 # (hernquist-bh, eps 0.0025), in one GPU call (about 8 minutes for the two default schemes on an H200): for
 # each scheme LEVELS:DTMAX:ETA of BLOCKCAP_SCHEMES, the relative energy error at t = 1 over the draws of
-# BLOCKCAP_SEEDS (N = 131072) and the time to t = 1 at 1 M and at 8 M (the first seed). step12 runs once at
+# BLOCKCAP_SEEDS (N = BLOCKCAP_ENERGY_N, 131072) and the time to t = 1 at 1 M and at 8 M (the first seed). step12 runs once at
 # each size, with the first scheme; its rows are copied into every scheme's CSV, since the table pairs a
 # step13 time with the step12 time of its own file (report/query/blockseeds.awk) and all ran in this call.
 # With BLOCKCAP_DRAWS12=1 step12 at 1/1280 takes every draw too (with the first scheme), for a comparison
@@ -14,6 +14,7 @@
 # them all, packed again after every run, so a call cut short still returns what had finished.
 #   BLOCKCAP_SCHEMES="7:20:0.125 8:20:0.125"  BLOCKCAP_TAG=cap (a word: what the names say besides the
 #   scheme)  BLOCKCAP_BIG=1 (0: no 8 M runs)  BLOCKCAP_SEEDS="42 1 2"  BLOCKCAP_DRAWS12=0
+#   BLOCKCAP_ENERGY_N=131072 (more: the energies by build/tools/diag-gpu, a second a run at 1 M)
 #   COMMIT=... (as report/sweeps/blocksteps.sh)
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blockcap.sh OUT" >&2; exit 2; }
@@ -25,9 +26,11 @@ tag=${BLOCKCAP_TAG:-cap}
 big=${BLOCKCAP_BIG:-1}
 seeds=${BLOCKCAP_SEEDS:-42 1 2}
 draws12=${BLOCKCAP_DRAWS12:-0}
+energy_n=${BLOCKCAP_ENERGY_N:-131072}
 [[ $tag =~ ^[a-z0-9]+$ ]] || { echo "blockcap.sh: BLOCKCAP_TAG '$tag': letters and digits only" >&2; exit 2; }
 [[ $big =~ ^[01]$ ]] || { echo "blockcap.sh: BLOCKCAP_BIG '$big': 0 or 1" >&2; exit 2; }
 [[ $draws12 =~ ^[01]$ ]] || { echo "blockcap.sh: BLOCKCAP_DRAWS12 '$draws12': 0 or 1" >&2; exit 2; }
+[[ $energy_n =~ ^[1-9][0-9]*$ ]] || { echo "blockcap.sh: BLOCKCAP_ENERGY_N '$energy_n': a whole number from 1" >&2; exit 2; }
 [[ $seeds =~ ^[[:space:]]*[0-9]+([[:space:]]+[0-9]+)*[[:space:]]*$ ]] ||
     { echo "blockcap.sh: BLOCKCAP_SEEDS '$seeds': whole numbers, separated by spaces" >&2; exit 2; }
 [ "$(printf '%s\n' $seeds | sort | uniq -d)" = "" ] || { echo "blockcap.sh: BLOCKCAP_SEEDS '$seeds': a seed twice" >&2; exit 2; }
@@ -48,7 +51,8 @@ for s in $schemes; do
     name=blockcap-L${levels}dt$dtmax-$tag
     [ "$eta" = 0.125 ] || name=$name-eta${eta//./}
     common=(BS_MODEL=hernquist-bh BS_EPS=0.0025 BS_TIMING=call BS_LEVELS="$levels" BS_DTMAX="$dtmax" BS_DT12=" "
-        BS_ETAS="$eta" BS_TIME_ETAS="$eta" BS_BIG_ETAS="$eta" BS_LEVEL_ETAS="$eta")
+        BS_ETAS="$eta" BS_TIME_ETAS="$eta" BS_BIG_ETAS="$eta" BS_LEVEL_ETAS="$eta" BS_ENERGY_N="$energy_n")
+    [ "$energy_n" -gt 131072 ] && common+=(BS_DIAG=gpu)
     # step12 at 1/1280 with the first scheme only (" ": none)
     if [ $first = 1 ]; then dt12=1280; else dt12=" "; fi
     energy12=" "

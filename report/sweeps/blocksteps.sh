@@ -22,7 +22,8 @@
 #
 # Leaves OUT/blocksteps.csv (the harness's rows, tags bs-*), OUT/blocksteps-energy.csv (diag's rows),
 # OUT/blocksteps-levels.csv (label,level,dt,bodies_pct,substeps,evaluations,direct,ms), OUT/blocksteps.log.
-# The energy of a 1 M run is not measured: the fp64 diagnostics are O(N^2) on the host (minutes each).
+# The fp64 energy is O(N^2): on the host (build/tools/diag) minutes for 1 M bodies; BS_DIAG=gpu takes
+# build/tools/diag-gpu (the same sums and bits on the GPU, about a second at 1 M), for BS_ENERGY_N=1048576.
 # Timed runs of step13 with more than one level go with --validate off: at these sizes the judge's
 # block-step check (an fp64 run of the scheme) would not run anyway; the grader's block cases check it.
 #   BS_PHASES="check faults energy time levels deep small big"  BS_ENERGY_N=131072  BS_LEVELS=8  COMMIT=...
@@ -34,7 +35,7 @@
 #   step13's labels with it), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh"), BS_SEED=42 (the
 #   sphere's draw; another one tags every label with it), BS_DEFS (compile-time flags for every step13 build,
 #   e.g. -DCRITERION_SUM; they tag step13's labels, "-criterion-sum"), BS_LEVEL_ETAS (the levels phase's
-#   etas, "0.1 0.2 0.4")
+#   etas, "0.1 0.2 0.4"), BS_DIAG=host (or gpu: the energies by build/tools/diag-gpu)
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blocksteps.sh OUT" >&2; exit 2; }
 mkdir -p "$1" || { echo "blocksteps.sh: cannot create $1" >&2; exit 2; }
@@ -62,6 +63,11 @@ seed=${BS_SEED:-42}
 dtmax_k=${BS_DTMAX:-16}
 case $dtmax_k in '' | *[!0-9]* | 0*) echo "blocksteps.sh: BS_DTMAX '$dtmax_k': a whole number from 1" >&2; exit 2 ;; esac
 step_defs=${BS_DEFS:-}
+case ${BS_DIAG:-host} in
+    host) diag=build/tools/diag ;;
+    gpu) diag=build/tools/diag-gpu ;;
+    *) echo "blocksteps.sh: BS_DIAG '$BS_DIAG': host or gpu" >&2; exit 2 ;;
+esac
 for d in $step_defs; do
     [[ $d =~ ^-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.]+)?$ ]] || { echo "blocksteps.sh: BS_DEFS word '$d' is not -DNAME or -DNAME=VALUE" >&2; exit 2; }
 done
@@ -76,13 +82,13 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total --format=csv,no
 labels=(report planted-kick planted-level tree-only direct-only rebuild-group refit-group)
 defs=("-DLEVEL_REPORT" "-DPLANT_MISSED_KICK" "-DPLANT_LEVEL_OFF_BY_ONE" "-DLEVEL_REPORT -DSMALL_ACTIVE=0"
     "-DLEVEL_REPORT -DSMALL_ACTIVE=1073741824" "-DLEVEL_REPORT -DREFIT_PERCENT=0 -DSPREAD_ACTIVE=0" "-DLEVEL_REPORT -DSPREAD_ACTIVE=0")
-main=("$s12" "$s13" build/tools/diag build/tools/stagger)
+main=("$s12" "$s13" "$diag" build/tools/stagger)
 if [ -n "$step_defs" ]; then # BS_DEFS: every step13 build with them, the plain one too (the lab's own not needed)
     for k in "${!defs[@]}"; do defs[k]="${defs[$k]} $step_defs"; done
     labels+=(plain)
     defs+=("$step_defs")
     s13=$(variant plain)
-    main=("$s12" build/tools/diag build/tools/stagger)
+    main=("$s12" "$diag" build/tools/stagger)
 fi
 make -j8 "${deps[@]}" "${main[@]}" > build/bs-build-main.log 2>&1 &
 pids=($!)
@@ -207,9 +213,9 @@ energy_of() {
     # The start holds v(-dt/2) for the run's own dt (start_of), which diag reads from its header: every
     # run, whatever its step, starts from the drawn sphere, and its error is its integration's.
     start=$(start_of "$f" "$dt") || { fails=$((fails + 1)); return 1; }
-    timed "energy-$label" "$exe" -i "$start" --validate off -o "$final" --eps $eps --dt "$dt" "$@" || return 1
+    timed "energy-$label" "$exe" -i "$start" --validate off -o "$final" --eps $eps --dt "$dt" "${timing[@]}" "$@" || return 1
     [ -s "$ecsv" ] && opt=(--no-header)
-    build/tools/diag "${opt[@]}" --label "$label" "$start" "$final" >> "$ecsv" ||
+    "$diag" "${opt[@]}" --label "$label" "$start" "$final" >> "$ecsv" ||
         { echo "FAIL diag $label"; fails=$((fails + 1)); return 1; }
     awk -F, -v l="$label" '$1 == l { e = $11 } END { printf "  %-14s relative energy error at t = 1: %.3e\n", l, e }' "$ecsv"
 }
