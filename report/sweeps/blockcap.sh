@@ -2,11 +2,12 @@
 # blockcap.sh OUT: step13 with its finest level capped, against step12 at dt 1/1280, about the black hole
 # (hernquist-bh, eps 0.0025), in one GPU call (about 8 minutes for the two default schemes on an H200): for
 # each scheme LEVELS:DTMAX:ETA of BLOCKCAP_SCHEMES, the relative energy error at t = 1 over the draws of
-# BLOCKCAP_SEEDS (N = BLOCKCAP_ENERGY_N, 131072) and the time to t = 1 at 1 M and at 8 M (the first seed). step12 runs once at
-# each size, with the first scheme; its rows are copied into every scheme's CSV, since the table pairs a
-# step13 time with the step12 time of its own file (report/query/blockseeds.awk) and all ran in this call.
-# With BLOCKCAP_DRAWS12=1 step12 at 1/1280 takes every draw too (with the first scheme), for a comparison
-# of the two errors over many draws (report/tables/tables.sh's blockdraws table).
+# BLOCKCAP_SEEDS (N = BLOCKCAP_ENERGY_N, 131072) and the time to t = 1 at 1 M and at 8 M (the first seed).
+# step12 runs once at each size, with the first scheme; its rows are copied into every scheme's CSV, since
+# the table pairs a step13 time with the step12 time of its own file (report/query/blockseeds.awk) and all
+# ran in this call. With BLOCKCAP_DRAWS12=1 step12 at each step of BLOCKCAP_DT12S takes every draw too
+# (with the first scheme), for a comparison of the two errors over many draws (report/tables/tables.sh's
+# blockdraws table).
 #
 # Leaves, per scheme, OUT/blockcap-L<LEVELS>dt<DTMAX>-<BLOCKCAP_TAG>[-eta<ETA>].csv (the judge's rows),
 # ...-energy.csv (build/tools/diag's) and ...-levels.csv and .log; the names say the scheme the way
@@ -14,7 +15,8 @@
 # them all, packed again after every run, so a call cut short still returns what had finished.
 #   BLOCKCAP_SCHEMES="7:20:0.125 8:20:0.125"  BLOCKCAP_TAG=cap (a word: what the names say besides the
 #   scheme)  BLOCKCAP_BIG=1 (0: no 8 M runs)  BLOCKCAP_SEEDS="42 1 2"  BLOCKCAP_DRAWS12=0
-#   BLOCKCAP_ENERGY_N=131072 (more: the energies by build/tools/diag-gpu, a second a run at 1 M)
+#   BLOCKCAP_ENERGY_N=131072 (more: the energies by build/tools/diag-gpu, some 10 s a run at 1 M)
+#   BLOCKCAP_DT12S=1280 (with BLOCKCAP_DRAWS12=1: step12's steps 1/k over the draws)
 #   COMMIT=... (as report/sweeps/blocksteps.sh)
 set -u -o pipefail
 [ $# -eq 1 ] && [ "${1#-}" = "$1" ] || { echo "usage: report/sweeps/blockcap.sh OUT" >&2; exit 2; }
@@ -27,9 +29,12 @@ big=${BLOCKCAP_BIG:-1}
 seeds=${BLOCKCAP_SEEDS:-42 1 2}
 draws12=${BLOCKCAP_DRAWS12:-0}
 energy_n=${BLOCKCAP_ENERGY_N:-131072}
+dt12s=${BLOCKCAP_DT12S:-1280}
 [[ $tag =~ ^[a-z0-9]+$ ]] || { echo "blockcap.sh: BLOCKCAP_TAG '$tag': letters and digits only" >&2; exit 2; }
 [[ $big =~ ^[01]$ ]] || { echo "blockcap.sh: BLOCKCAP_BIG '$big': 0 or 1" >&2; exit 2; }
 [[ $draws12 =~ ^[01]$ ]] || { echo "blockcap.sh: BLOCKCAP_DRAWS12 '$draws12': 0 or 1" >&2; exit 2; }
+[[ $dt12s =~ ^[[:space:]]*[1-9][0-9]*([[:space:]]+[1-9][0-9]*)*[[:space:]]*$ ]] ||
+    { echo "blockcap.sh: BLOCKCAP_DT12S '$dt12s': whole numbers k (steps 1/k), separated by spaces" >&2; exit 2; }
 [[ $energy_n =~ ^[1-9][0-9]*$ ]] || { echo "blockcap.sh: BLOCKCAP_ENERGY_N '$energy_n': a whole number from 1" >&2; exit 2; }
 [[ $seeds =~ ^[[:space:]]*[0-9]+([[:space:]]+[0-9]+)*[[:space:]]*$ ]] ||
     { echo "blockcap.sh: BLOCKCAP_SEEDS '$seeds': whole numbers, separated by spaces" >&2; exit 2; }
@@ -56,7 +61,7 @@ for s in $schemes; do
     # step12 at 1/1280 with the first scheme only (" ": none)
     if [ $first = 1 ]; then dt12=1280; else dt12=" "; fi
     energy12=" "
-    [ $first = 1 ] && [ "$draws12" = 1 ] && energy12=1280
+    [ $first = 1 ] && [ "$draws12" = 1 ] && energy12=$dt12s
     phases="energy time levels"
     [ "$big" = 1 ] && phases="$phases big"
     runs=()

@@ -3,8 +3,8 @@
  * The same sums as nb_ref_accel_potential (common/reference.c) in the same order and with the same
  * roundings: a thread per body, j from the system's first body to its last, its own body skipped, every
  * product, sum, square root and division rounded on its own (no fused multiply-add). So diag-gpu's table
- * is diag's, byte for byte (tests/stagger-check.sh holds them to it), and an energy of 1 M bodies takes
- * about a second on an H100 or H200 where the host takes minutes. */
+ * is diag's, byte for byte (tests/stagger-check.sh holds them to it), and the energy of 1 M bodies takes
+ * seconds on an H200 where the host takes minutes (131072 bodies: 0.56 s against diag's 8.6 s on 16 cores). */
 #include "device.h"
 #include "pairs_gpu.h"
 #include "util.h"
