@@ -7,7 +7,7 @@ load 'report/plots/lib.gp'
 
 src = files(system("sed -n 's/^blockcap_files=\"\\(.*\\)\"$/\\1/p' report/tables/tables.sh"))
 # blockseeds.awk's rows, with a label column (16) for the points: "dt 1/1280" or "η 0.125 · 7 levels of 1/20" (no comma: the data's separator)
-rows = (strlen(src) > 0) ? 'awk -v seeds="42 1 2" -f report/query/blockseeds.awk '.src." | awk -F, -v OFS=, '{ split($2, lv, \":\"); print $0, ($1 == 12 ? \"dt \" $4 : \"η \" $4 \" · \" lv[1] \" levels of \" lv[2]) }'" : ''
+rows = (strlen(src) > 0) ? 'awk -v seeds="42 1 2" -f report/query/blockruns.awk -f report/query/blockseeds.awk '.src." | awk -F, -v OFS=, '{ split($2, lv, \":\"); print $0, ($1 == 12 ? \"dt \" $4 : \"η \" $4 \" · \" lv[1] \" levels of \" lv[2]) }'" : ''
 set title "{/:Bold step13 with its finest level capped against step12: time to t = 1 against the energy error}"
 if (count(rows) == 0) {
     why = "no recorded study of capped levels yet (report/sweeps/blocksteps.sh, BS_LEVELS)"

@@ -9,7 +9,7 @@ setting(name) = system(sprintf("sed -n 's/^%s=\"\\(.*\\)\"$/\\1/p' report/tables
 seeds = setting('blockdraws_seeds')
 src = files(setting('blockdraws_files'))
 # one line a run and draw: draw number, seed, error, step, the run's label (no comma: the data's separator), the run's mean
-rows = (strlen(src) > 0) ? 'awk -v seeds="'.seeds.'" -f report/query/blockseeds.awk '.src." | awk -F, -v OFS=, -v seeds=\"".seeds."\" '{ ns = split(seeds, s, \" \"); split($2, lv, \":\"); m = 0; for (j = 1; j <= ns; ++j) m += $(4 + j) / ns; label = ($1 == 12 ? \"step12 · dt \" $4 : \"step13 · \" lv[1] \" levels of \" lv[2] \" · η \" $4); for (j = 1; j <= ns; ++j) print j, s[j], $(4 + j), $1, label, m, NR }'" : ''
+rows = (strlen(src) > 0) ? 'awk -v seeds="'.seeds.'" -f report/query/blockruns.awk -f report/query/blockseeds.awk '.src." | awk -F, -v OFS=, -v seeds=\"".seeds."\" '{ ns = split(seeds, s, \" \"); split($2, lv, \":\"); m = 0; for (j = 1; j <= ns; ++j) m += $(4 + j) / ns; label = ($1 == 12 ? \"step12 · dt \" $4 : \"step13 · \" lv[1] \" levels of \" lv[2] \" · η \" $4); for (j = 1; j <= ns; ++j) print j, s[j], $(4 + j), $1, label, m, NR }'" : ''
 set title "{/:Bold step13 against step12 at the same finest step, draw by draw}"
 if (count(rows) == 0) {
     why = "no recorded comparison over many draws yet (report/sweeps/blockcap.sh, BLOCKCAP_SEEDS)"
@@ -18,7 +18,7 @@ if (count(rows) == 0) {
 }
 runs = real(system(rows." | awk -F, '{ print $7 }' | sort -u | wc -l"))
 draws = words(seeds)
-where = system("awk -v seeds=\"".seeds."\" -f report/query/blockseeds.awk ".src." | awk -F, '{ k = $(".(draws + 7).") \" (\" $(".(draws + 8).") \", \" $(".(draws + 9).") \")\"; if (!(k in s)) { s[k] = 1; o = o (o ? \"; \" : \"\") k } } END { print o }'")
+where = system("awk -v seeds=\"".seeds."\" -f report/query/blockruns.awk -f report/query/blockseeds.awk ".src." | awk -F, '{ k = $(".(draws + 7).") \" (\" $(".(draws + 8).") \", \" $(".(draws + 9).") \")\"; if (!(k in s)) { s[k] = 1; o = o (o ? \"; \" : \"\") k } } END { print o }'")
 set title sprintf("{/:Bold step13 against step12 at the same finest step, draw by draw}\n{/*0.8 Hernquist sphere about a black hole, ε = 0.0025, N = 131072, t = 0 to 1; a dashed line: the run's mean over the draws}\n{/*0.8 %s}", where)
 set xlabel 'draw of the sphere (its seed)'
 set ylabel '|relative energy error| at t = 1 (log scale)'

@@ -1,7 +1,7 @@
 # blockseeds.awk: step13 against step12 about the black hole over several draws of the sphere
 # (report/sweeps/blocksteps.sh, BS_SEED), one line a run that has an energy error for every seed asked.
 #
-#   awk -v seeds="42 1 2" -f report/query/blockseeds.awk ENERGY.csv... RESULTS.csv...
+#   awk -v seeds="42 1 2" -f report/query/blockruns.awk -f report/query/blockseeds.awk ENERGY.csv... RESULTS.csv...
 #
 # ENERGY files are build/tools/diag's rows (the last row of a label is t = 1), RESULTS files the judge's
 # (tags bs-1M-LABEL and bs-8M-LABEL), told apart by their headers. A label's seed is its "-seedN" (none:
@@ -25,16 +25,6 @@ FNR == 1 {
     next
 }
 { sub(/\r$/, "") }
-# cap(NAME): "7dt20" -> "7:1/20", "8" -> "8:1/16"
-function cap(name,   p) { p = index(name, "dt"); return p ? substr(name, 1, p - 1) ":1/" substr(name, p + 2) : name ":1/16" }
-# run LABEL: the run's key (seed taken out) as step|scheme|param|value; sets the global s (its seed)
-function run(label,   step, p, v) {
-    s = 42
-    if (match(label, /-seed[0-9]+-/)) { s = substr(label, RSTART + 5, RLENGTH - 6) + 0; sub(/-seed[0-9]+-/, "-", label) }
-    step = (label ~ /^s12/) ? 12 : 13
-    if (label ~ /-dt1\//) { p = "dt"; v = label; sub(/.*-dt/, "", v) } else { p = "eta"; v = label; sub(/.*-eta/, "", v) }
-    return step "|" (step == 12 ? "" : scheme) "|" p "|" v
-}
 kind == "energy" && $c["label"] ~ /-bh-/ {
     k = run($c["label"]); e = $c["rel_energy_error"] + 0
     err[k, s] = e < 0 ? -e : e

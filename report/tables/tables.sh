@@ -258,7 +258,7 @@ seed_rows() {
     shift
     src=$(files "$@")
     # shellcheck disable=SC2086 # a list of names, split on purpose
-    [ -z "$src" ] || awk -v seeds="$seeds" -f report/query/blockseeds.awk $src
+    [ -z "$src" ] || awk -v seeds="$seeds" -f report/query/blockruns.awk -f report/query/blockseeds.awk $src
 }
 
 blockseeds_block() {
@@ -339,6 +339,51 @@ blockdraws_block() {
         "$(wc -w <<< "$blockdraws_seeds")" "$(sed 's/ /, /g' <<< "$blockdraws_seeds")" \
         "$(origin_of 'tag~^bs-(energy|1M)-s1[23]-bh' tag $(files blockcap-L7dt20-draws.csv blockcap-L8dt10-draws.csv))"
 }
+
+# step13 against step12 at the issue's own N (report/query/blockequal.awk on the blockequal_files: report/sweeps/
+# blockcap.sh with BLOCKCAP_ENERGY_N=1048576, every draw's run timed and its energy taken by build/tools/diag-gpu):
+# each run's errors over the draws and its time, and step13's speedup over step12 at the same error.
+blockequal_files="blockcap-L7dt20-draws1m-energy.csv blockcap-L7dt20-draws1m-eta01-energy.csv blockcap-L7dt20-draws1m-eta015-energy.csv blockcap-L7dt20-draws1m-eta014-energy.csv blockcap-L7dt24-draws1m-eta015-energy.csv blockcap-L7dt24-draws1m-eta016-energy.csv blockcap-L7dt24-draws1mb-eta015-energy.csv blockcap-L7dt20-draws1m.csv blockcap-L7dt20-draws1m-eta01.csv blockcap-L7dt20-draws1m-eta015.csv blockcap-L7dt20-draws1m-eta014.csv blockcap-L7dt24-draws1m-eta015.csv blockcap-L7dt24-draws1m-eta016.csv blockcap-L7dt24-draws1mb-eta015.csv blockcap-L7dt24-big8m.csv"
+# blockequal_block SEEDS WHAT: the table over the draws SEEDS (a run without all of them is left out)
+blockequal_block() {
+    local seeds=$1 what=$2 src rows
+    src=$(files $blockequal_files)
+    # shellcheck disable=SC2086 # a list of names, split on purpose
+    [ -n "$src" ] && rows=$(awk -v seeds="$seeds" -v n=1048576 -f report/query/blockruns.awk -f report/query/blockequal.awk $src)
+    [ -n "${rows:-}" ] || { none "no recorded comparison at N = 1 M yet (report/sweeps/blockcap.sh, BLOCKCAP_ENERGY_N=1048576)"; return; }
+    echo "| step | levels, dt_max | its step | draws | mean \|ΔE/E\| | median | largest | draws over 1e-4 | time to t = 1, N = 1 M (s) | step12 at the same mean error (s) | speedup | every draw under 1e-4: speedup (step12's dt) | N = 8 M (s) | speedup at 8 M (step12's dt) |"
+    echo "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+    # blockequal.awk's fields: step, scheme, param, value, draws, mean, median, largest, over 1e-4, mean time, 8 M time,
+    # device, date, commit; step12's rows first. Step12 at step13's mean error: its time interpolated, log against log,
+    # between the two step12 runs whose mean errors bracket step13's (none: blank).
+    awk -F, '
+        function cell(x) { return x == "" ? "" : sprintf(x < 10 ? "%.2f" : "%.1f", x) }
+        $1 == 12 { m12++; e12[m12] = $6; t12[m12] = $10; ok12[m12] = $9 == 0; b12[m12] = $11; dt12[m12] = $4 }
+        { line[++n] = $0 }
+        END { for (i = 1; i <= n; ++i) { split(line[i], f, ",")
+            same = ""; gain = ""; all = ""; big = ""
+            if (f[1] == 13) {
+                lo = 0; hi = 0
+                for (j = 1; j <= m12; ++j) {
+                    if (e12[j] <= f[6] && (!lo || e12[j] > e12[lo])) lo = j
+                    if (e12[j] >= f[6] && (!hi || e12[j] < e12[hi])) hi = j }
+                if (lo && hi) { x = (lo == hi) ? 0 : log(f[6] / e12[lo]) / log(e12[hi] / e12[lo])
+                    same = t12[lo] * exp(x * log(t12[hi] / t12[lo])); if (f[6] <= 1e-4) gain = sprintf("%.2f×", same / f[10]) }
+                if (f[9] == 0) { best = 0; for (j = 1; j <= m12; ++j) if (ok12[j] && (!best || t12[j] < t12[best])) best = j
+                    if (best) all = sprintf("%.2f× (%s)", t12[best] / f[10], dt12[best]) }
+                if (f[11] != "") { best = 0; for (j = 1; j <= m12; ++j) if (b12[j] != "" && e12[j] >= f[6] && (!best || b12[j] < b12[best])) best = j
+                    if (best) big = sprintf("%.2f× (%s)", b12[best] / f[11], dt12[best]) } }
+            split(f[2], lv, ":")
+            printf "| step%s | %s | %s %s | %d | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", f[1],
+                (f[1] == 12 ? "one" : lv[1] ", " lv[2]), (f[3] == "dt" ? "dt" : "η"), f[4], f[5], f[6], f[7], f[8], f[9], cell(f[10]),
+                cell(same), gain, all, cell(f[11]), big } }' <<< "$rows"
+    echo
+    printf 'The sphere about a black hole (`--model hernquist-bh`, ε = 0.0025) at N = 1 M, drawn with the %d seeds %s (%s); every run from the drawn sphere set half its own step back, to t = 1. Each draw'"'"'s run is timed (one call of all its steps, `BS_TIMING=call`) and its energy error taken against its start in fp64 by build/tools/diag-gpu (diag'"'"'s sums and bits on the GPU); the time is the mean over the draws. Step12 at the same mean error: its time interpolated (log against log) between the two step12 runs whose mean errors bracket step13'"'"'s, for a step13 run whose mean error is under 1e-4. Every draw under 1e-4: over the fastest step12 whose every draw is. At 8 M (seed 42, no energy: the fp64 sums of 8 M bodies take minutes a snapshot even on the GPU): over the fastest step12 timed there whose mean error at 1 M is at least step13'"'"'s. Recorded: %s.\n' \
+        "$(wc -w <<< "$seeds")" "$(sed 's/ /, /g' <<< "$seeds")" "$what" \
+        "$(awk -F, '{ split($12, d, "+"); split($13, t, "+"); n = split($14, c, "+"); for (i = 1; i <= n; ++i) { k = d[1] " (" t[1] ", commit `" c[i] "`)"; if (!(k in s)) { s[k] = 1; o = o (o == "" ? "" : "; ") k } } } END { printf "%s", o }' <<< "$rows")"
+}
+blockequal4_block() { blockequal_block "42 1 2 3" "every run recorded on these four"; }
+blockequal8_block() { blockequal_block "42 1 2 3 4 5 6 7" "the runs recorded on all eight"; }
 
 # What the few-body substeps cost, one saving at a time (blocksteps-deep-levels.csv, the deep phase of
 # report/sweeps/blocksteps.sh): per level, ms a dt_max step of the k-step call of each variant.
