@@ -40,8 +40,9 @@ elif [ -n "${DIAG_GPU:-}" ]; then
         fail "running three systems"
     for files in "$dir/sync.nbs $dir/staggered.nbs $dir/plain.nbs" "$dir/three.nbs $dir/three.nbs"; do
         # shellcheck disable=SC2086
-        "$diag" --label same $files > "$dir/diag.csv" && "$DIAG_GPU" --label same $files > "$dir/diag-gpu.csv" ||
+        if ! "$diag" --label same $files > "$dir/diag.csv" || ! "$DIAG_GPU" --label same $files > "$dir/diag-gpu.csv"; then
             fail "diag or diag-gpu refused $files"
+        fi
         cmp -s "$dir/diag.csv" "$dir/diag-gpu.csv" || fail "diag-gpu's table is not diag's for $files: $(diff "$dir/diag.csv" "$dir/diag-gpu.csv" | head -n 3 | tr '\n' ' ')"
     done
     gpu_note="diag-gpu's tables are diag's, byte for byte"

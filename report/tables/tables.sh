@@ -347,6 +347,7 @@ blockequal_files="blockcap-L7dt20-draws1m-energy.csv blockcap-L7dt20-draws1m-eta
 # blockequal_block SEEDS WHAT: the table over the draws SEEDS (a run without all of them is left out)
 blockequal_block() {
     local seeds=$1 what=$2 src rows
+    # shellcheck disable=SC2086 # a list of names, split on purpose
     src=$(files $blockequal_files)
     # shellcheck disable=SC2086 # a list of names, split on purpose
     [ -n "$src" ] && rows=$(awk -v seeds="$seeds" -v n=1048576 -f report/query/blockruns.awk -f report/query/blockequal.awk $src)
