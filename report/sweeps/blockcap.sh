@@ -15,7 +15,7 @@
 # them all, packed again after every run, so a call cut short still returns what had finished.
 #   BLOCKCAP_SCHEMES="7:20:0.125 8:20:0.125"  BLOCKCAP_TAG=cap (a word: what the names say besides the
 #   scheme)  BLOCKCAP_BIG=1 (0: no 8 M runs)  BLOCKCAP_SEEDS="42 1 2"  BLOCKCAP_DRAWS12=0
-#   BLOCKCAP_ENERGY_N=131072 (more: the energies by build/tools/diag-gpu, some 10 s a run at 1 M; at
+#   BLOCKCAP_ENERGY_N=131072 (more: the energies by build/tools/diag-gpu, seconds a run at 1 M; at
 #   1048576 report/tables/tables.sh's blockequal tables read them, add the files to its blockequal_files)
 #   BLOCKCAP_DT12S=1280 (with BLOCKCAP_DRAWS12=1: step12's steps 1/k over the draws)
 #   COMMIT=... (as report/sweeps/blocksteps.sh)
