@@ -23,7 +23,8 @@
 # Leaves OUT/blocksteps.csv (the harness's rows, tags bs-*), OUT/blocksteps-energy.csv (diag's rows),
 # OUT/blocksteps-levels.csv (label,level,dt,bodies_pct,substeps,evaluations,direct,ms), OUT/blocksteps.log.
 # The fp64 energy is O(N^2): on the host (build/tools/diag) minutes for 1 M bodies; BS_DIAG=gpu takes
-# build/tools/diag-gpu (the same sums and bits on the GPU, a few seconds a snapshot of 1 M on an H200), for BS_ENERGY_N=1048576.
+# build/tools/diag-gpu (the same sums and bits on the GPU, a few seconds a snapshot of 1 M on an H200),
+# for BS_ENERGY_N=1048576.
 # Timed runs of step13 with more than one level go with --validate off: at these sizes the judge's
 # block-step check (an fp64 run of the scheme) would not run anyway; the grader's block cases check it.
 #   BS_PHASES="check faults energy time levels deep small big"  BS_ENERGY_N=131072  BS_LEVELS=8  COMMIT=...
