@@ -1,14 +1,16 @@
-# blockequal.gp: the issue's figure at its own N: time to t = 1 against the mean energy error over four
-# draws, both at N = 1 M (report/query/blockequal.awk on the files report/tables/tables.sh names in
-# blockequal_files: the table at the issue's own N), step12 over its shared dt, step13 over eta and its
+# blockequal.gp: the issue's figure at its own N: time to t = 1 against the mean energy error over the
+# draws report/tables/tables.sh names in blockequal_seeds, both at N = 1 M (report/query/blockequal.awk on
+# its blockequal_files: the table at the issue's own N), step12 over its shared dt, step13 over eta and its
 # levels. The dashed line is step12's times divided by 3: a step13 point below it is 3x step12 at its error.
 # The first scheme's labels go left of its points, the others' right, below and above in turn (by error).
 W = 1000; H = 560
 load 'report/plots/lib.gp'
 
-src = files(system("sed -n 's/^blockequal_files=\"\\(.*\\)\"$/\\1/p' report/tables/tables.sh"))
+setting(name) = system(sprintf("sed -n 's/^%s=\"\\([^\"]*\\)\".*$/\\1/p' report/tables/tables.sh", name))
+seeds = setting('blockequal_seeds')
+src = files(setting('blockequal_files'))
 # blockequal.awk's rows, with a label column (15) for the points: "dt 1/1280" or "η 0.15" (no comma: the data's separator)
-rows = (strlen(src) > 0) ? 'awk -v seeds="42 1 2 3" -v n=1048576 -f report/query/blockruns.awk -f report/query/blockequal.awk '.src." | awk -F, -v OFS=, '{ print $0, ($1 == 12 ? \"dt \" $4 : \"η \" $4) }'" : ''
+rows = (strlen(src) > 0) ? 'awk -v seeds="'.seeds.'" -v n=1048576 -f report/query/blockruns.awk -f report/query/blockequal.awk '.src." | awk -F, -v OFS=, '{ print $0, ($1 == 12 ? \"dt \" $4 : \"η \" $4) }'" : ''
 set title "{/:Bold step13 against step12 at N = 1 M: time to t = 1 against the energy error}"
 if (count(rows) == 0) {
     why = "no recorded comparison at N = 1 M yet (report/sweeps/blockcap.sh, BLOCKCAP_ENERGY_N=1048576)"
@@ -16,7 +18,7 @@ if (count(rows) == 0) {
     exit
 }
 where = system(rows." | awk -F, '{ split($14, c, \"+\"); for (i in c) if (!(c[i] in s)) { s[c[i]] = 1; o = o (o ? \", \" : \"\") c[i] } d = $12 \" (\" $13 } END { print d \", commits \" o \")\" }'")
-set title sprintf("{/:Bold step13 against step12 at N = 1 M: time to t = 1 against the energy error}\n{/*0.8 Hernquist sphere about a black hole, ε = 0.0025; the mean over four draws of the error (fp64, diag-gpu) and of the time}\n{/*0.8 %s}", where)
+set title sprintf("{/:Bold step13 against step12 at N = 1 M: time to t = 1 against the energy error}\n{/*0.8 Hernquist sphere about a black hole, ε = 0.0025; the mean over %d draws of the error (fp64, diag-gpu) and of the time}\n{/*0.8 %s}", words(seeds), where)
 set xlabel 'mean |relative energy error| at t = 1 over the draws (log scale)'
 set ylabel 'time to t = 1, s (log scale)'
 set logscale xy

@@ -33,8 +33,9 @@
 #   BS_BIG_DT12 / BS_BIG_ETAS (the big phase's), BS_TIMING=call (the energy, time and big phases' runs
 #   timed as one call of k steps, a third of k-2k's time: the CSV's timing column says which; an energy
 #   run's final state is the k-step call's either way), BS_DEEP_ETA (the deep phase's), BS_DTMAX=16
-#   (step13's dt_max is 1/BS_DTMAX: BS_DTMAX steps to t = 1; another one tags step13's labels with it), BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh"), BS_SEED=42 (the
-#   sphere's draw; another one tags every label with it), BS_DEFS (compile-time flags for every step13 build,
+#   (step13's dt_max is 1/BS_DTMAX: BS_DTMAX steps to t = 1; another one tags step13's labels with it),
+#   BS_MODEL=hernquist (or hernquist-bh: its labels say "-bh"), BS_SEED=42 (the sphere's draw; another one
+#   tags every label with it), BS_DEFS (compile-time flags for every step13 build,
 #   e.g. -DCRITERION_SUM; they tag step13's labels, "-criterion-sum"), BS_LEVEL_ETAS (the levels phase's
 #   etas, "0.1 0.2 0.4"), BS_DIAG=host (or gpu: the energies by build/tools/diag-gpu)
 set -u -o pipefail

@@ -344,6 +344,7 @@ blockdraws_block() {
 # blockcap.sh with BLOCKCAP_ENERGY_N=1048576, every draw's run timed and its energy taken by build/tools/diag-gpu):
 # each run's errors over the draws and its time, and step13's speedup over step12 at the same error.
 blockequal_files="blockcap-L7dt20-draws1m-energy.csv blockcap-L7dt20-draws1m-eta01-energy.csv blockcap-L7dt20-draws1m-eta015-energy.csv blockcap-L7dt20-draws1m-eta014-energy.csv blockcap-L7dt24-draws1m-eta015-energy.csv blockcap-L7dt24-draws1m-eta016-energy.csv blockcap-L7dt24-draws1mb-eta015-energy.csv blockcap-L7dt20-draws1m.csv blockcap-L7dt20-draws1m-eta01.csv blockcap-L7dt20-draws1m-eta015.csv blockcap-L7dt20-draws1m-eta014.csv blockcap-L7dt24-draws1m-eta015.csv blockcap-L7dt24-draws1m-eta016.csv blockcap-L7dt24-draws1mb-eta015.csv blockcap-L7dt24-big8m.csv"
+blockequal_seeds="42 1 2 3" # the draws every run of the sweep took (blockequal.gp draws them)
 # blockequal_block SEEDS WHAT: the table over the draws SEEDS (a run without all of them is left out)
 blockequal_block() {
     local seeds=$1 what=$2 src rows
@@ -383,8 +384,8 @@ blockequal_block() {
         "$(wc -w <<< "$seeds")" "$(sed 's/ /, /g' <<< "$seeds")" "$what" \
         "$(awk -F, '{ split($12, d, "+"); split($13, t, "+"); n = split($14, c, "+"); for (i = 1; i <= n; ++i) { k = d[1] " (" t[1] ", commit `" c[i] "`)"; if (!(k in s)) { s[k] = 1; o = o (o == "" ? "" : "; ") k } } } END { printf "%s", o }' <<< "$rows")"
 }
-blockequal4_block() { blockequal_block "42 1 2 3" "every run recorded on these four"; }
-blockequal8_block() { blockequal_block "42 1 2 3 4 5 6 7" "the runs recorded on all eight"; }
+blockequal4_block() { blockequal_block "$blockequal_seeds" "every run recorded on these four"; }
+blockequal8_block() { blockequal_block "$blockdraws_seeds" "the runs recorded on all eight"; }
 
 # What the few-body substeps cost, one saving at a time (blocksteps-deep-levels.csv, the deep phase of
 # report/sweeps/blocksteps.sh): per level, ms a dt_max step of the k-step call of each variant.
