@@ -33,10 +33,13 @@ set label 1 'the issue''s 1e-4' at 1e-4, graph 0.04 left offset 0.5, 0 tc rgb '#
 sel(step) = sprintf("< %s | awk -F, '$1 == %d' | sort -t, -k6,6g", rows, step)
 schemes = system(rows." | awk -F, '$1 == 13 && !s[$2]++ { printf \"%s \", $2 }'")
 scheme(k) = sprintf("< %s | awk -F, '$1 == 13 && $2 == \"%s\"' | sort -t, -k6,6g", rows, word(schemes, k))
+# each scheme its own colour and point (the first four; more would repeat them)
+lts = '9 3 8 6'; pts = '9 5 11 13'
+lt_of(k) = word(lts, (k - 1) % 4 + 1) + 0; pt_of(k) = word(pts, (k - 1) % 4 + 1) + 0
 named(k) = sprintf("step13, %s levels of %s", substr(word(schemes, k), 1, strstrt(word(schemes, k), ':') - 1), substr(word(schemes, k), strstrt(word(schemes, k), ':') + 1, 9))
 plot sel(12) using 6:10 with linespoints lt 4 pt 7 title 'step12, one dt', \
      '' using 6:10:15 with labels left offset 0.8, 0.5 font ',8' tc lt 4 notitle, \
      '' using 6:($10 / 3) with lines lt 4 dt 2 title 'step12 ÷ 3: under it, 3× at the same error', \
-     for [k = 1:words(schemes)] scheme(k) using 6:10 with points lt (k == 1 ? 9 : 3) pt (k == 1 ? 9 : 5) ps 1.3 title named(k), \
+     for [k = 1:words(schemes)] scheme(k) using 6:10 with points lt lt_of(k) pt pt_of(k) ps 1.3 title named(k), \
      scheme(1) using 6:($10 * (int($0) % 2 ? 1.035 : 0.965)):15 with labels right offset -0.9, 0 font ',8' tc lt 9 notitle, \
-     for [k = 2:words(schemes)] scheme(k) using 6:($10 * (int($0) % 2 ? 1.035 : 0.965)):15 with labels left offset 0.9, 0 font ',8' tc lt 3 notitle
+     for [k = 2:words(schemes)] scheme(k) using 6:($10 * (int($0) % 2 ? 1.035 : 0.965)):15 with labels left offset 0.9, 0 font ',8' tc lt lt_of(k) notitle
