@@ -12,13 +12,7 @@
 # value,draws,mean error,median,largest,draws over 1e-4,mean time (s),time at 8 M (s),device,date,commit
 # (those of its draws' rows: several commits joined by "+").
 BEGIN { FS = ","; OFS = ","; ns = split(seeds == "" ? "42 1 2 3" : seeds, seed, " "); if (n == "") n = 1048576 }
-FNR == 1 {
-    delete c
-    for (i = 1; i <= NF; ++i) { h = $i; sub(/\r$/, "", h); c[h] = i }
-    kind = ("rel_energy_error" in c) ? "energy" : ("kernel_s" in c) ? "res" : "?"
-    scheme = match(FILENAME, /-L[0-9]+(dt[0-9]+)?[-.]/) ? cap(substr(FILENAME, RSTART + 2, RLENGTH - 3)) : "8:1/16"
-    next
-}
+FNR == 1 { header(); next }
 { sub(/\r$/, "") }
 kind == "energy" && $c["label"] ~ /-bh-/ && $c["bodies"] == n {
     k = run($c["label"]); e = $c["rel_energy_error"] + 0

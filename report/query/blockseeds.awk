@@ -14,16 +14,7 @@
 # seen: step,scheme,param,value,error at each seed (|relative|, t = 1),largest,time_1M_s,device,date,commit,
 # step12_1M_s,time_8M_s,step12_8M_s (the partners: the file's step12 time at that N)
 BEGIN { FS = ","; OFS = ","; ns = split(seeds == "" ? "42 1 2" : seeds, seed, " ") }
-FNR == 1 {
-    delete c
-    for (i = 1; i <= NF; ++i) { h = $i; sub(/\r$/, "", h); c[h] = i }
-    kind = ("rel_energy_error" in c) ? "energy" : ("kernel_s" in c) ? "res" : "?"
-    if (FILENAME ~ /blockcap/)
-        scheme = match(FILENAME, /-L[0-9]+(dt[0-9]+)?[-.]/) ? cap(substr(FILENAME, RSTART + 2, RLENGTH - 3)) : "8:1/16"
-    else
-        scheme = FILENAME ~ /finer/ ? "finer" : "held"
-    next
-}
+FNR == 1 { header(); next }
 { sub(/\r$/, "") }
 kind == "energy" && $c["label"] ~ /-bh-/ {
     k = run($c["label"]); e = $c["rel_energy_error"] + 0
