@@ -96,7 +96,7 @@ $(BUILD)/gen/commit.c: FORCE
 FORCE:
 
 # ---- common/: libnbody.a, and the two platforms --------------------------------------------
-COMMON_SRC := cli.c comm_single.c features.c float_range.c init.c progress.c protocol.c refcache.c reference.c replace.c \
+COMMON_SRC := child.c cli.c comm_single.c device_query.c features.c float_range.c init.c progress.c protocol.c refcache.c reference.c replace.c \
   results.c rng.c sha256.c sink.c snapshot.c state.c timing.c util.c validate.c variant.c worker_call.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/common/%.o) $(BUILD)/obj/common/commit.o
 LIBNBODY := $(BUILD)/lib/libnbody.a

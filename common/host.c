@@ -1,4 +1,5 @@
 /* host.c: the platform of the CPU steps (platform.h): the host clock times the region. */
+#include "device_query.h"
 #include "nbody.h"
 #include "platform.h"
 #include "timing.h"
@@ -16,27 +17,7 @@ int nb_platform_is_gpu(void) { return 0; }
 
 unsigned nb_platform_gpus(void) { return 0; }
 
-const char *nb_platform_device(void)
-{
-    static char name[128];
-    if (name[0])
-        return name;
-    snprintf(name, sizeof name, "CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (f) {
-        char line[256];
-        while (fgets(line, sizeof line, f)) {
-            const char *colon = strchr(line, ':');
-            if (strncmp(line, "model name", 10) == 0 && colon) {
-                snprintf(name, sizeof name, "%s", colon + 2);
-                name[strcspn(name, "\n")] = '\0';
-                break;
-            }
-        }
-        fclose(f);
-    }
-    return name;
-}
+const char *nb_platform_device(void) { return nb_cpu_name(); }
 
 int nb_platform_check_memory(uint64_t bytes)
 {

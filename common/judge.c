@@ -9,6 +9,7 @@
  * NB_STEP_RANKS and NB_BUILD_LABEL: the Makefile takes them from the step's line of steps.list. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "cli.h"
+#include "device_query.h"
 #include "float_range.h"
 #include "nbody.h"
 #include "progress.h"
@@ -28,6 +29,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,10 +91,13 @@ typedef struct harness {
     nb_run run;           /* the template every call starts from */
     nb_worker_spec spec;  /* every worker's program, arguments and environment */
     nb_worker checker;    /* the checks' worker: started by the first check, shared by all of them */
-    /* What the workers said of themselves, for the results row (shown, never trusted). */
+    nb_state decoy, decoy_work; /* a GPU timed worker's first, untimed call: bodies drawn afresh (judge.c) */
+    /* The device, the GPUs asked for and the highest SM clock: the judge's own (device_query.h). */
     char device[256];
-    unsigned gpus, block;
+    unsigned gpus;
     double clock_mhz;
+    /* What the workers said of themselves, for the results row: shown, never trusted. */
+    unsigned block;
     char config[160];
     int sandboxed;        /* the workers ran in the sandbox */
     double startup_s;     /* the timed calls' workers' start-ups, summed (shown only) */
@@ -110,14 +115,32 @@ static uint64_t pairs_of(const nb_state *s, uint64_t factor)
 
 /* ---- the workers ---------------------------------------------------------------------- */
 
+/* The device the workers run on, as the judge sees it: the CPU's name, or the GPUs' through NVML and the
+ * count it asked for (--gpus, or all it sees for a multi_gpu step; an mpi:R step's ranks take one each). */
+static void own_device(harness *h)
+{
+    if (!NB_STEP_GPU) {
+        snprintf(h->device, sizeof h->device, "%s", nb_cpu_name());
+        return;
+    }
+    const nb_gpu_facts *f = nb_gpu_query();
+    snprintf(h->device, sizeof h->device, "%s", f->name);
+    h->clock_mhz = f->max_clock_mhz;
+    unsigned gpus = 1;
+    if (h->features & NB_FEATURE_MULTI_GPU) {
+        const unsigned ranks = h->spec.ranks;
+        gpus = h->o.gpus ? (unsigned)h->o.gpus : (f->count ? f->count : 1);
+        if (ranks && gpus > ranks)
+            gpus = ranks;
+    }
+    h->gpus = gpus;
+}
+
 static int start_worker(harness *h, nb_worker *w)
 {
     const int rc = nb_worker_start(w, &h->spec, 0.0);
-    if (rc == NB_EXIT_OK && !h->device[0]) {
-        snprintf(h->device, sizeof h->device, "%s", w->device);
-        h->gpus = w->gpus;
+    if (rc == NB_EXIT_OK)
         h->sandboxed = w->sandboxed;
-    }
     return rc;
 }
 
@@ -129,12 +152,8 @@ static int call_worker(harness *h, nb_worker *w, nb_state *state, const nb_run *
     const double interactions = (double)state->systems * (double)state->bodies * (double)state->bodies *
                                 (double)(run->steps ? run->steps : 1);
     const int rc = nb_worker_call(w, state, run, nb_call_limit(interactions), on_snapshot, ctx, reply);
-    if (rc == NB_EXIT_OK) {
+    if (rc == NB_EXIT_OK) { /* shown in the row, and nothing else: the GPUs and clock are the judge's */
         h->block = reply->block;
-        if (reply->gpus)
-            h->gpus = reply->gpus;
-        if (reply->clock_mhz > 0.0)
-            h->clock_mhz = reply->clock_mhz;
         memcpy(h->config, reply->config, sizeof h->config);
     }
     return rc;
@@ -402,16 +421,28 @@ static int timed_call(harness *h, nb_state *state, uint64_t steps, int snapshots
 {
     *seconds = *region = 0.0;
     nb_worker w;
+    nb_worker_reply reply;
     const double t_start = nb_now();
     int rc = start_worker(h, &w);
+    if (rc == NB_EXIT_OK && h->decoy.x) {
+        /* A GPU call's first allocations and launches, spent on bodies that tell nothing of the timed
+         * problem, so that what a timed call costs besides its steps is small beside them (the pair's
+         * bound, below); never timed, never checked. */
+        nb_state_copy(&h->decoy_work, &h->decoy);
+        nb_run one = h->run;
+        one.steps = 1;
+        one.extra.snapshot_every = 0;
+        rc = call_worker(h, &w, &h->decoy_work, &one, NULL, NULL, &reply);
+    }
     h->startup_s += nb_now() - t_start; /* never in a call's time: shown, to say what a fresh worker costs */
     h->startups += 1;
-    if (rc != NB_EXIT_OK)
+    if (rc != NB_EXIT_OK) {
+        nb_worker_stop(&w);
         return rc;
+    }
     const uint64_t every = snapshots ? h->o.snapshot_every : 0;
     const int own = (h->features & NB_FEATURE_SNAPSHOTS) != 0;
     nb_run r = h->run;
-    nb_worker_reply reply;
     for (uint64_t done = 0; rc == NB_EXIT_OK && done < steps;) {
         const uint64_t chunk = every && !own && steps - done > every ? every : steps - done;
         r.steps = chunk;
@@ -576,6 +607,45 @@ static int worker_spec(harness *h)
     return NB_EXIT_OK;
 }
 
+/* Bounded workers (common/README.md): what one worker may take, from the run's size. Its CPU time: the
+ * wall-clock limits of every call it can get (the checks' worker gets at most NB_WORKER_CALLS), on each of
+ * its threads and ranks, twice over for the driver's own threads; its files: its private /tmp; its tasks
+ * and memory in a control group of its own where one can be made, else (a CPU step) its address space. */
+#define NB_WORKER_CALLS 6
+#define NB_WORKER_TASKS 1024
+#define NB_WORKER_MEMORY_BASE ((uint64_t)4 << 30)
+static void worker_limits(harness *h)
+{
+    nb_worker_spec *s = &h->spec;
+    const nb_state *init = &h->initial;
+    const uint64_t state_bytes = nb_state_count(init) * NB_FIELDS * sizeof(float);
+    const double steps = 2.0 * (double)(h->o.steps > NB_CHECK_STEPS ? h->o.steps : NB_CHECK_STEPS) + 2.0;
+    const double pairs = (double)init->systems * (double)init->bodies * (double)init->bodies;
+    const double wall = START_LIMIT_S + NB_WORKER_CALLS * NB_CALL_BASE_S + nb_call_limit(pairs * steps);
+    const double cpus = (double)(s->threads ? s->threads : 1) * (double)(s->ranks ? s->ranks : 1);
+    s->limits.cpu_s = (uint64_t)(2.0 * cpus * wall) + 1;
+    s->limits.file_bytes = s->tmp_bytes;
+    s->limits.cpus = NB_STEP_RANKS ? 0 : s->threads; /* it runs on as many CPUs as it is sent threads */
+    s->tasks = NB_WORKER_TASKS;
+    uint64_t memory = NB_WORKER_MEMORY_BASE + 8 * state_bytes;
+    const uint64_t avail = nb_host_memory_available();
+    if (avail && memory > avail)
+        memory = avail;
+    s->memory_bytes = memory;
+#if defined(__SANITIZE_ADDRESS__)
+    const int sanitized = 1; /* AddressSanitizer's shadow reserves terabytes of address space */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    const int sanitized = 1;
+#else
+    const int sanitized = 0;
+#endif
+#else
+    const int sanitized = 0;
+#endif
+    s->limits.address_bytes = NB_STEP_GPU || NB_STEP_RANKS || sanitized ? 0 : memory;
+}
+
 static int setup(harness *h)
 {
     nb_options *o = &h->o;
@@ -668,6 +738,8 @@ static int setup(harness *h)
     h->run.extra.theta = o->theta >= 0.0 ? (float)o->theta : NB_THETA_DEFAULT; /* the default's one place */
     h->run.extra.levels = o->levels ? (unsigned)o->levels : NB_LEVELS_DEFAULT;
     h->run.extra.eta = o->eta >= 0.0 ? (float)o->eta : NB_ETA_DEFAULT;
+    worker_limits(h);
+    own_device(h);
     return NB_EXIT_OK;
 }
 
@@ -679,6 +751,7 @@ typedef struct timing {
     double call[3];   /* median, min, max: a whole call of k steps, handed over to received */
     double region;    /* the step's own nb_region_begin/end, median: shown, never graded */
     const char *method;
+    unsigned bounded; /* repeats whose loop is the pair's bound, not the difference (pair_loop) */
 } timing;
 
 /* The one place a results row is made and appended (to --csv, if given): `t` is NULL for a run that
@@ -746,6 +819,58 @@ static int record_row(const harness *h, const nb_check *c, const char *pass, con
         r.timing = t->method;
     }
     return nb_results_append(o->csv, &r);
+}
+
+
+/* ---- the timed pair -------------------------------------------------------------------- */
+
+/* A GPU repeat's loop time is a call of 2k steps less one of k, each on a fresh worker, so that what a call
+ * costs besides its steps cancels. A worker sees how many steps it is asked for, so a step could stretch
+ * its k-step calls (sleep) and shrink the difference: the loop is therefore never taken under the 2k
+ * call's half over NB_PAIR_GAIN. That costs an honest step nothing while its call's own costs are at most
+ * half its k steps' loop (the decoy call before each timed one keeps them small), and bounds what any
+ * stretching can buy to NB_PAIR_GAIN: the 2k call holds at least 2k steps of real work. */
+#define NB_PAIR_GAIN 1.25
+/* A 2k call under this fraction of its k call (medians) did less work: no honest step's noise does that. */
+#define NB_PAIR_FASTER 0.75
+
+static double pair_loop(double call_k, double call_2k, unsigned *bounded)
+{
+    const double floor = call_2k / (2.0 * NB_PAIR_GAIN), difference = call_2k - call_k;
+    if (difference >= floor)
+        return difference;
+    *bounded += 1;
+    return floor;
+}
+
+/* The pair's arithmetic: twice the steps cannot take less time. NB_EXIT_MISMATCH after the line. */
+static int check_pair(const harness *h, const double *call_k, const double *call_2k, uint64_t k)
+{
+    const uint64_t repeats = h->o.repeat;
+    const double tk = nb_median(call_k, repeats), t2k = nb_median(call_2k, repeats);
+    if (t2k >= NB_PAIR_FASTER * tk)
+        return NB_EXIT_OK;
+    nb_progress_done();
+    fprintf(stderr, "%s: timing FAIL: its calls of %llu steps took %.4g ms (median of %llu), its calls of %llu "
+            "steps %.4g ms: twice the steps in %.0f %% of the time (a step does every step it is asked for, and "
+            "takes no longer over fewer)\n", NB_STEP_NAME, (unsigned long long)(2 * k), 1e3 * t2k,
+            (unsigned long long)repeats, (unsigned long long)k, 1e3 * tk, 100.0 * t2k / tk);
+    return NB_EXIT_MISMATCH;
+}
+
+/* The decoy: the run's shape, bodies of a seed drawn now (a Plummer sphere for an --input run). */
+static int make_decoy(harness *h)
+{
+    const nb_state *init = &h->initial;
+    uint64_t seed = 0;
+    if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+        seed = (uint64_t)nb_now() * 1000003u ^ (uint64_t)getpid();
+    if (nb_state_alloc(&h->decoy, init->systems, init->bodies) != NB_EXIT_OK ||
+        nb_state_alloc(&h->decoy_work, init->systems, init->bodies) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    nb_init(&h->decoy, h->o.input ? NB_MODEL_PLUMMER : h->o.model, h->o.input ? NB_MASSES_EQUAL : h->o.masses,
+            seed | 1);
+    return NB_EXIT_OK;
 }
 
 
@@ -855,12 +980,15 @@ static int run_main(int argc, char **argv)
      * final state is --output's, the same bytes every run); every other call runs a variant the judge
      * draws at random (variant.h), unknown to the worker until it gets its input. */
     static timing t;
-    static double *call_s, *loop_s, *region_s;
+    static double *call_s, *loop_s, *region_s, *call2k_s;
     call_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
     loop_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
     region_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
-    if (!call_s || !loop_s || !region_s)
+    call2k_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
+    if (!call_s || !loop_s || !region_s || !call2k_s)
         return NB_EXIT_ERROR;
+    if (difference && k > 0 && (rc = make_decoy(&h)) != NB_EXIT_OK)
+        return rc;
     nb_snapshot_sink *sink = NULL;
     if (k > 0) {
         nb_variant variant;
@@ -901,7 +1029,8 @@ static int run_main(int argc, char **argv)
                     nb_variant_undo(&variant, &work, &back);
                 if (rc == NB_EXIT_OK && checkable)
                     rc = check_timed_call(&h, &back, &ref_2k, 2 * k, r, &timed, 0);
-                loop_s[r] = seconds_2k - call_s[r];
+                call2k_s[r] = seconds_2k;
+                loop_s[r] = pair_loop(call_s[r], seconds_2k, &t.bounded);
             }
             if (rc != NB_EXIT_OK) {
                 nb_sink_close(sink);
@@ -918,7 +1047,12 @@ static int run_main(int argc, char **argv)
                    (unsigned long long)(o->repeat * (difference ? 2 : 1)), o->repeat * (difference ? 2 : 1) == 1 ? "" : "s");
             nb_check_print(stdout, &timed, init->bodies);
         }
-        t.method = difference ? "k-2k" : "call";
+        if (difference && (rc = check_pair(&h, call_s, call2k_s, k)) != NB_EXIT_OK) {
+            if (rc == NB_EXIT_MISMATCH && record_row(&h, &check, "FAIL", &timed, NULL) != NB_EXIT_OK)
+                return NB_EXIT_ERROR;
+            return rc;
+        }
+        t.method = difference ? (t.bounded ? "k-2k-bound" : "k-2k") : "call";
         t.call[0] = nb_median(call_s, o->repeat);
         t.call[1] = nb_min(call_s, o->repeat);
         t.call[2] = nb_max(call_s, o->repeat);
@@ -926,14 +1060,10 @@ static int run_main(int argc, char **argv)
         t.loop[1] = nb_min(loop_s, o->repeat);
         t.loop[2] = nb_max(loop_s, o->repeat);
         t.region = nb_median(region_s, o->repeat);
-        if (difference && !(t.loop[0] > 0.02 * t.call[0])) {
-            /* The loop is lost in the calls' noise: say so, and give the whole call (an upper bound). */
-            if (!o->quiet)
-                printf("  (the %llu-step loop is too short to take the calls' costs out: the whole call is given)\n",
-                       (unsigned long long)k);
-            t.method = "call";
-            memcpy(t.loop, t.call, sizeof t.loop);
-        }
+        if (t.bounded && !o->quiet)
+            printf("  (%u of %llu repeats: the difference was under the 2k call's half over %.2f, which is given: "
+                   "the calls' own costs are large beside %llu steps)\n", t.bounded, (unsigned long long)o->repeat,
+                   NB_PAIR_GAIN, (unsigned long long)k);
     }
 
     /* The final state is checked for NaN before anything is written. Where it was checked against the
@@ -990,6 +1120,7 @@ static int run_main(int argc, char **argv)
     free(call_s);
     free(loop_s);
     free(region_s);
+    free(call2k_s);
     nb_state_free(&work);
     nb_state_free(&result);
     nb_state_free(&back);

@@ -20,7 +20,6 @@
 extern char **environ;
 
 #define MAX_ARGV 160
-#define START_LIMIT_S 120.0 /* a worker's start: a GPU context, or mpirun's ranks */
 
 double nb_call_limit(double interactions)
 {
@@ -179,8 +178,10 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
         add(argv, k, rest[r]);
 }
 
-/* Start argv with env; stdin from /dev/null, its own process group, killed if the judge dies. */
-static pid_t spawn(char *const argv[], char *const env[], int quiet)
+/* Start argv with env; stdin from /dev/null, descriptors 0-2 alone, its own process group, killed if the
+ * judge dies; with its limits and in its control group where given. */
+static pid_t spawn(char *const argv[], char *const env[], int quiet, const nb_child_limits *limits,
+                   const nb_cgroup *cg)
 {
     fflush(stdout);
     fflush(stderr);
@@ -200,6 +201,11 @@ static pid_t spawn(char *const argv[], char *const env[], int quiet)
             dup2(null, 2);
         }
     }
+    nb_child_close_fds(); /* nothing the judge (or the grader above it) opened reaches the step */
+    if (cg)
+        nb_cgroup_join(cg);
+    if (limits)
+        nb_child_apply_limits(limits);
     signal(SIGPIPE, SIG_DFL);
     execve(argv[0], argv, env);
     _exit(127);
@@ -230,7 +236,7 @@ int nb_sandbox_available(char *why, size_t len)
             const int saved = dup(2);
             if (err && saved >= 0)
                 dup2(fileno(err), 2);
-            const pid_t pid = spawn(argv, worker_environment(1, NB_SANDBOX_AUTO), 0);
+            const pid_t pid = spawn(argv, worker_environment(1, NB_SANDBOX_AUTO), 0, NULL, NULL);
             if (err && saved >= 0) {
                 dup2(saved, 2);
                 close(saved);
@@ -276,6 +282,14 @@ static void report_end(nb_worker *w, const char *when)
     if (code > 128 && code < 128 + 65) { /* bwrap and mpirun report a signal so */
         sig = code - 128;
         code = -1;
+    }
+    char limit[128];
+    const char *hit = nb_cgroup_limit_hit(&w->cg, limit, sizeof limit);
+    if (!hit)
+        hit = nb_child_limit_hit(status, &w->limits, limit, sizeof limit);
+    if (hit) {
+        nb_error("the step's worker ran into %s %s: stopped (common/README.md, \"Bounded workers\")", hit, when);
+        return;
     }
     if (code == NB_EXIT_ERROR || code == NB_EXIT_MISMATCH)
         return; /* the lab's exit statuses: the step's own line (nb_die) is above */
@@ -356,6 +370,12 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
         if (cores > 0 && (unsigned long)cores < spec->ranks)
             add(argv, &k, "--oversubscribe");
     }
+    static char wrap[1024];
+    if (spec->wrapper) { /* a test's way in: its words, split at spaces, before the worker */
+        snprintf(wrap, sizeof wrap, "%s", spec->wrapper);
+        for (char *word = strtok(wrap, " "); word; word = strtok(NULL, " "))
+            add(argv, &k, word);
+    }
     add(argv, &k, spec->program);
     add(argv, &k, "--call");
     add(argv, &k, sandboxed ? "/tmp/nb-call" : w->dir);
@@ -368,7 +388,16 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
     /* Open the response end first (it never blocks), then start the worker and wait for it to open the
      * request's: only then is the response's end of file the worker's death. */
     w->response = open(response, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    w->pid = w->response < 0 ? -1 : spawn(argv, worker_environment(sandboxed, spec->sandbox), 0);
+    w->limits = spec->limits;
+    if (spec->tasks || spec->memory_bytes) {
+        static unsigned made;
+        char name[64];
+        snprintf(name, sizeof name, "nb-worker-%ld-%u", (long)getpid(), made++);
+        nb_cgroup_make(&w->cg, name, spec->tasks, spec->memory_bytes);
+    }
+    if (w->cg.memory_bytes) /* the group bounds its memory: no address-space limit on top */
+        w->limits.address_bytes = 0;
+    w->pid = w->response < 0 ? -1 : spawn(argv, worker_environment(sandboxed, spec->sandbox), 0, &w->limits, &w->cg);
     if (w->pid < 0) {
         nb_error("cannot start the step's worker %s: %s", spec->program, strerror(errno));
         w->pid = 0;
@@ -520,6 +549,7 @@ void nb_worker_stop(nb_worker *w)
         }
     }
     w->pid = 0;
+    nb_cgroup_remove(&w->cg);
     if (w->response >= 0)
         close(w->response);
     w->response = -1;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "child.h"
 #include "nbody.h"
 
 #ifdef __cplusplus
@@ -30,6 +31,9 @@ typedef struct nb_worker_spec {
     nb_sandbox_mode sandbox;
     const char *hidden[NB_SANDBOX_HIDDEN_MAX]; /* folders the worker must not see (the reference cache ...) */
     size_t tmp_bytes;        /* the sandbox's private /tmp */
+    nb_child_limits limits;  /* every worker's rlimits and CPUs (child.h): the judge sets them from its run */
+    uint64_t tasks, memory_bytes; /* its control group's bounds, where one can be made (0: none) */
+    const char *wrapper;     /* a test's way in: a program the worker runs under (compute-sanitizer), or NULL */
 } nb_worker_spec;
 
 typedef struct nb_worker {
@@ -39,6 +43,8 @@ typedef struct nb_worker {
     int sandboxed;
     char device[256];        /* READY: the device's name (shown, never trusted) */
     unsigned gpus;
+    nb_child_limits limits;  /* what it was started with, to say which one it ran into */
+    nb_cgroup cg;
 } nb_worker;
 
 /* What came back from one call, besides the state. */
@@ -73,6 +79,7 @@ void nb_worker_stop(nb_worker *w);
 /* The time a call of `interactions` pair interactions may take before it is stopped: NB_CALL_BASE_S
  * plus NB_CALL_NS_PER_INTERACTION each (ten times slower than the serial step). */
 #define NB_CALL_BASE_S 30.0
+#define START_LIMIT_S 120.0 /* a worker's start: a GPU context, or mpirun's ranks */
 #define NB_CALL_NS_PER_INTERACTION 50.0
 double nb_call_limit(double interactions);
 

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -203,6 +204,18 @@ int main(int argc, char **argv)
     textf(logs, sizeof logs, "%s/logs", o->out);
     if (mkdirs(logs) != NB_EXIT_OK || mkdirs(o->ref_cache) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
+    /* The timed problem is drawn afresh for every grade: no build and no worker can know it before the
+     * judge hands it over (grading/README.md, "What cannot be bought"). Its references are this grade's
+     * alone, kept for its steps and removed by the next grade. */
+    while (!g.o.seed && getrandom(&g.o.seed, sizeof g.o.seed, 0) != (ssize_t)sizeof g.o.seed)
+        g.o.seed = 0;
+    g.o.seed &= ((uint64_t)1 << 53) - 1; /* exact in a CSV cell read as a double */
+    if (!g.o.seed)
+        g.o.seed = 1;
+    textf(g.ladder_cache, sizeof g.ladder_cache, "%s/ladder", o->ref_cache);
+    nftw(g.ladder_cache, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (mkdirs(g.ladder_cache) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
     if (!realpath(o->out, g.o.out_abs)) {
         nb_error("--out %s: %s", o->out, strerror(errno));
         return NB_EXIT_ERROR;
@@ -254,7 +267,7 @@ int main(int argc, char **argv)
             ++n;
         }
     textf(g.checks_tmp, sizeof g.checks_tmp, "%s/checks.csv.tmp.%ld", o->out, (long)getpid());
-    g.checks = fopen(g.checks_tmp, "w");
+    g.checks = fopen(g.checks_tmp, "we");
     if (!g.checks) {
         nb_error("cannot write %s: %s", g.checks_tmp, strerror(errno));
         return NB_EXIT_ERROR;

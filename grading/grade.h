@@ -46,6 +46,7 @@ typedef struct grader {
     check_case *cases;
     size_t case_count;
     FILE *checks;           /* every case's row: OUT/checks.csv (temporary name until the end) */
+    char ladder_cache[4300]; /* the timed problem's references: this grade's alone, shared by its steps */
     char checks_tmp[4300];
 } grader;
 

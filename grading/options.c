@@ -46,6 +46,8 @@ static void usage(FILE *f)
             "Timing (after validation at that size and, on a GPU, one warm-up step)\n"
             "      --bodies N          ladder size (default 65536)\n"
             "      --systems S         systems (default 1)\n"
+            "      --seed N            the timed problem's seed (default: drawn afresh for every grade, so that\n"
+            "                          no build or worker can know the problem before it is asked)\n"
             "      --gpu-steps K       time steps per GPU run (default 10)\n"
             "      --cpu-steps K       time steps per CPU run (default 1: interactions/s are compared)\n"
             "      --repeat R          timed repeats, median reported (default 3, at least 3)\n"
@@ -110,7 +112,7 @@ int parse_args(int argc, char **argv, options *o)
     static char default_cache[4200];
     enum { O_STEPS = 256, O_REGISTRY, O_BUILD, O_MAKE, O_NVCC, O_BINARY, O_LABEL, O_CHECK_N, O_REF_CACHE, O_JOBS,
            O_TIMEOUT, O_BODIES, O_SYSTEMS, O_GPU_STEPS, O_CPU_STEPS, O_REPEAT, O_NO_TIMING, O_OUT, O_PROBE,
-           O_GP, O_INSTR, O_PLOT, O_COUNT, O_RACE, O_SANDBOX, O_HIDE, O_GPU_INFO, O_HEADER };
+           O_GP, O_INSTR, O_PLOT, O_COUNT, O_RACE, O_SANDBOX, O_HIDE, O_GPU_INFO, O_HEADER, O_SEED };
     static const struct option longs[] = {
         {"steps", required_argument, 0, O_STEPS}, {"registry", required_argument, 0, O_REGISTRY},
         {"build", required_argument, 0, O_BUILD}, {"make", required_argument, 0, O_MAKE},
@@ -126,6 +128,7 @@ int parse_args(int argc, char **argv, options *o)
         {"count-gpus", no_argument, 0, O_COUNT}, {"race-binary", required_argument, 0, O_RACE},
         {"sandbox", required_argument, 0, O_SANDBOX}, {"sandbox-hide", required_argument, 0, O_HIDE},
         {"gpu-info", required_argument, 0, O_GPU_INFO}, {"results-header", no_argument, 0, O_HEADER},
+        {"seed", required_argument, 0, O_SEED},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->registry = "steps.list";
@@ -162,6 +165,7 @@ int parse_args(int argc, char **argv, options *o)
         case O_JOBS: rc = nb_parse_u64(optarg, "--jobs", 1, MAX_JOBS, &o->jobs); break;
         case O_TIMEOUT: rc = nb_parse_double(optarg, "--timeout", 0.0, 86400.0, 0, &o->timeout); break;
         case O_BODIES: rc = nb_parse_u64(optarg, "--bodies", 1, (uint64_t)1 << 31, &o->bodies); break;
+        case O_SEED: rc = nb_parse_u64(optarg, "--seed", 1, UINT64_MAX, &o->seed); break;
         case O_SYSTEMS: rc = nb_parse_u64(optarg, "--systems", 1, (uint64_t)1 << 31, &o->systems); break;
         case O_GPU_STEPS: rc = nb_parse_u64(optarg, "--gpu-steps", 1, (uint64_t)1 << 40, &o->gpu_steps); break;
         case O_CPU_STEPS: rc = nb_parse_u64(optarg, "--cpu-steps", 1, (uint64_t)1 << 40, &o->cpu_steps); break;

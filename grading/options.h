@@ -13,6 +13,7 @@ typedef struct options {
     uint64_t check_n[MAX_CHECK_N];
     size_t check_n_count;
     uint64_t bodies, systems, gpu_steps, cpu_steps, repeat, jobs;
+    uint64_t seed;           /* --seed: the timed problem's (0: drawn afresh for this grade, the default) */
     double timeout;
     int no_timing, count_gpus;
     const char *sandbox;     /* --sandbox, passed to every step program (common/worker_call.h) */

@@ -2,6 +2,7 @@
  * time limit; a grader stopped by a signal ends them first. Also the few file-system helpers. */
 #define _GNU_SOURCE /* strsignal, pipe2 */
 #include "proc.h"
+#include "child.h"
 #include "text.h"
 #include "nbody.h"
 #include "timing.h"
@@ -84,7 +85,7 @@ void end_children_on_signals(void)
  * The output comes through a pipe that reap() copies into the log, so that a step printing without end
  * costs at most LOG_CAP_BYTES of disk. Not RLIMIT_FSIZE: that would also cap every file the step writes
  * (its reference cache grows with N, MPI keeps its shared memory in files), and only the log is ours. */
-int spawn(char *const argv[], const char *log_path, job *j)
+static int spawn_with(char *const argv[], const char *log_path, job *j, const nb_child_limits *limits)
 {
     fflush(stdout);
     fflush(stderr);
@@ -114,6 +115,9 @@ int spawn(char *const argv[], const char *log_path, job *j)
             dup2(in, 0);
         dup2(out[1], 1); /* dup2 clears close-on-exec on 1 and 2 */
         dup2(out[1], 2);
+        nb_child_close_fds(); /* nothing the grader opened (checks.csv, other jobs' logs) reaches a step */
+        if (limits)
+            nb_child_apply_limits(limits);
         execvp(argv[0], argv);
         dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -246,12 +250,20 @@ int reap(job *jobs, size_t count, double timeout, run_result *res)
     }
 }
 
-int run_one(char *const argv[], const char *log_path, double timeout, run_result *res)
+int spawn(char *const argv[], const char *log_path, job *j) { return spawn_with(argv, log_path, j, NULL); }
+
+int run_limited(char *const argv[], const char *log_path, double timeout, const nb_child_limits *limits,
+                run_result *res)
 {
     job j;
-    if (spawn(argv, log_path, &j) != NB_EXIT_OK)
+    if (spawn_with(argv, log_path, &j, limits) != NB_EXIT_OK)
         return NB_EXIT_ERROR;
     return reap(&j, 1, timeout, res) == 0 ? NB_EXIT_OK : NB_EXIT_ERROR;
+}
+
+int run_one(char *const argv[], const char *log_path, double timeout, run_result *res)
+{
+    return run_limited(argv, log_path, timeout, NULL, res);
 }
 
 /* "timed out after 900 s", "log exceeded 16 MiB: output flood", "killed by signal 11 (Segmentation fault)", "exit status 2" */

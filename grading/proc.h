@@ -4,6 +4,7 @@
 #ifndef GRADING_PROC_H
 #define GRADING_PROC_H
 
+#include "child.h"
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -43,6 +44,9 @@ int spawn(char *const argv[], const char *log_path, job *j);
 /* Wait until one of jobs[0..count) ends (killed past `timeout` or flooding); its index, -1 if none. */
 int reap(job *jobs, size_t count, double timeout, run_result *res);
 int run_one(char *const argv[], const char *log_path, double timeout, run_result *res);
+/* The same with the child's rlimits (a build's file size, CPU time and memory). */
+int run_limited(char *const argv[], const char *log_path, double timeout, const nb_child_limits *limits,
+                run_result *res);
 /* "timed out after 900 s", "log exceeded 16 MiB: output flood", "the step's logs exceeded 64 MiB together:
  * output flood", "killed by signal 11 (...)", "exit status 2" */
 void describe_end(const run_result *r, double timeout, char *out, size_t len);

@@ -230,12 +230,15 @@ void print_plan(const grader *g, const outcome *outs, size_t count)
     if (o->no_timing)
         printf("  timing:      none (--no-timing)\n");
     else
-        printf("  timing:      N = %llu, S = %llu, plummer: validated at that size, one warm-up step (GPU), then the\n"
-               "               median of %llu repeats of %llu steps (GPU) or %llu step%s (CPU). Timed: the time loop\n"
-               "               alone (CUDA events on GPUs, the host clock on CPUs; no uploads or downloads);\n"
-               "               spread = (max - min) / median; G int/s = S*N^2*steps / time; speedups compare G int/s\n",
-               (unsigned long long)o->bodies, (unsigned long long)o->systems, (unsigned long long)o->repeat,
-               (unsigned long long)o->gpu_steps, (unsigned long long)o->cpu_steps, o->cpu_steps == 1 ? "" : "s");
+        printf("  timing:      N = %llu, S = %llu, plummer of seed %llu (drawn for this grade): validated at that\n"
+               "               size, one warm-up step (GPU), then the median of %llu repeats of %llu steps (GPU) or\n"
+               "               %llu step%s (CPU), every one checked. Timed by the judge's clock, each call on a fresh\n"
+               "               worker: on a GPU a call of 2k steps less one of k (never under half the 2k call\n"
+               "               over 1.25), on a CPU the whole call; spread = (max - min) / median;\n"
+               "               G int/s = S*N^2*steps / time; speedups compare G int/s\n",
+               (unsigned long long)o->bodies, (unsigned long long)o->systems, (unsigned long long)o->seed,
+               (unsigned long long)o->repeat, (unsigned long long)o->gpu_steps, (unsigned long long)o->cpu_steps,
+               o->cpu_steps == 1 ? "" : "s");
     printf("  GPUs:        %d (%s)", g->gpus.count, g->gpus.count ? g->gpus.how : g->gpus.none);
     for (int d = 0; d < g->gpus.count; ++d)
         if (g->gpus.name[d][0])

@@ -21,7 +21,10 @@
  * lanes x its clock. A CPU: threads x CPU_MAX_GHZ x CPU_LANES (16 float lanes of AVX-512, two FMA pipes).
  * Tree steps are exempt: their N^2-equivalent rate legitimately exceeds any direct sum's. The time is the
  * judge's own (common/README.md), so this bounds a step that computed less than it says, not a clock.
- * 1 with the reason. */
+ * Every fact in it is the judge's or the grader's, none the step's: the device, the GPUs asked for and the
+ * highest SM clock (NVML, common/device_query.h) from the row the judge wrote, the SM count from the
+ * grader's own probe (the largest it found, where the row's device is none of them), the threads the judge
+ * handed over. 1 with the reason. */
 #define MIN_INSTRUCTIONS 4.0
 #define CPU_MAX_GHZ 6.0
 #define CPU_LANES 32.0
@@ -41,9 +44,13 @@ static int implausible(const grader *g, const step *s, double gint, double clock
         }
         return 0;
     }
-    const int sms = sms_of(&g->gpus, device);
-    if (!(clock_mhz > 0.0 && clock_mhz < GPU_MAX_MHZ)) /* the worker measured it: trusted only below this */
+    int sms = sms_of(&g->gpus, device);
+    for (int d = 0; sms == 0 && d < g->gpus.count; ++d) /* a device the probe does not name: its largest */
+        sms = g->gpus.sms[d] > sms ? g->gpus.sms[d] : sms;
+    if (!(clock_mhz > 0.0 && clock_mhz < GPU_MAX_MHZ)) /* NVML did not say: the highest any GPU runs at */
         clock_mhz = GPU_MAX_MHZ;
+    if (gpus > (double)g->gpus.count && g->gpus.count > 0) /* never more GPUs than are here */
+        gpus = g->gpus.count;
     if (sms > 0) {
         const double bound = (gpus > 0.0 ? gpus : 1.0) * sms * 4.0 * 32.0 * clock_mhz * 1e6 / MIN_INSTRUCTIONS * 1e-9;
         if (gint > bound) {
@@ -61,7 +68,7 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
 {
     const options *o = &g->o;
     const int gpu = !strcmp(out->s->lang, "cu");
-    char log[4400], csv[4400], n[32], s[32], k[32], r[32];
+    char log[4400], csv[4400], n[32], s[32], k[32], r[32], seed[32];
     textf(log, sizeof log, "%s/ladder.log", logdir);
     textf(csv, sizeof csv, "%s/ladder.csv", logdir);
     unlink(csv);
@@ -69,9 +76,10 @@ void run_timing(grader *g, outcome *out, const char *logdir, const char *bin)
     textf(s, sizeof s, "%llu", (unsigned long long)o->systems);
     textf(k, sizeof k, "%llu", (unsigned long long)(gpu ? o->gpu_steps : o->cpu_steps));
     textf(r, sizeof r, "%llu", (unsigned long long)o->repeat);
-    char *argv[32] = {(char *)bin, "-q", "--ref-cache", (char *)o->ref_cache, "--csv", csv, "--tag", "grade-ladder",
-                      "-n", n, "-S", s, "-k", k, "-r", r};
-    sandbox_words(o, argv, 16);
+    textf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+    char *argv[40] = {(char *)bin, "-q", "--ref-cache", g->ladder_cache, "--csv", csv, "--tag", "grade-ladder",
+                      "-n", n, "-S", s, "-k", k, "-r", r, "--seed", seed};
+    sandbox_words(o, argv, 18);
     progress(g->tty, "  %s %s: timing N=%s S=%s, %s step%s: validation, %s%s repeats", out->s->id, out->name, n, s, k,
              strcmp(k, "1") ? "s" : "", gpu ? "warm-up, " : "", r);
     run_result res;
