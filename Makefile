@@ -192,6 +192,11 @@ $(BUILD)/bin/$(2)-worker: $(BUILD)/obj/$(2)/nbody.o $(call worker_objs,$(1),$(2)
 	$$(NVCC) -arch=sm_$$(CUDA_ARCH) -o $$@ $$^ -Xcompiler -fopenmp $$(NVCC_LDFLAGS) $(if $(call launch_of,$(1)),$$(call mpi_for_nvcc,$$(MPI_LIBS))) $$(LDLIBS)
 endif
 
+# The lab's own parts of a step, all but the student's source: the grader builds them first, then the
+# step in a sandbox (grading/build.c).
+.PHONY: step$(1)-lab
+step$(1)-lab: $(BUILD)/obj/$(2)/judge.o $(call worker_objs,$(1),$(2),$(3)) $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib $(if $(call launch_of,$(1)),$(BUILD)/.deps-mpi)
+
 .PHONY: step$(1)
 ifeq ($(3)$(HAVE_NVCC),cu)
 step$(1):

@@ -115,11 +115,14 @@ static void usage(FILE *f, const nb_step_facts *facts)
             "Measurement\n"
             "  -r, --repeat R          timed repeats (on a GPU after one warm-up), median reported (default 3)\n"
             "      --validate MODE     auto (default), full, sample or off\n"
-            "      --validate-only     validate, then exit: 0 pass, 1 mismatch, 2 error\n"
+            "      --validate-only     validate, then exit: 0 pass, 1 mismatch, 2 error (with --output: the state\n"
+            "                          after the state check's steps)\n"
             "      --ref-cache DIR     keep fp64 reference results in DIR between runs\n"
             "      --sandbox MODE      the worker's sandbox: auto (default: bubblewrap where it runs), require\n"
             "                          (no run without it) or off\n"
             "      --sandbox-hide DIR  a folder the worker must not see (up to 4)\n"
+            "      --worker-wrapper \"PROG ARGS\"  tests: run every worker under PROG (compute-sanitizer), inside\n"
+            "                          its sandbox (tests/compute-sanitizer.sh)\n"
             "      --timing HOW        k-2k (default on a GPU: a call of 2k steps less one of k) or call (each\n"
             "                          repeat one call of k steps, whole: for a profiler, which counts every step)\n",
             facts->name, facts->summary, facts->name);
@@ -157,7 +160,7 @@ static void usage(FILE *f, const nb_step_facts *facts)
 enum {
     OPT_MODEL = 256, OPT_MASSES, OPT_SEED, OPT_DT, OPT_EPS, OPT_SNAP_EVERY, OPT_SNAP_DIR, OPT_CSV, OPT_TAG,
     OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP, OPT_DECOMPOSE,
-    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE, OPT_RANKS, OPT_LEVELS, OPT_ETA, OPT_TIMING
+    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE, OPT_RANKS, OPT_LEVELS, OPT_ETA, OPT_TIMING, OPT_WORKER_WRAPPER
 };
 
 static int check_tag(const char *tag)
@@ -214,6 +217,7 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *fac
         {"ranks", required_argument, 0, OPT_RANKS},
         {"timing", required_argument, 0, OPT_TIMING},
         {"levels", required_argument, 0, OPT_LEVELS}, {"eta", required_argument, 0, OPT_ETA},
+        {"worker-wrapper", required_argument, 0, OPT_WORKER_WRAPPER},
         {0, 0, 0, 0}};
 
     opterr = 0; /* our own messages, one line each */
@@ -364,6 +368,14 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *fac
             } else {
                 nb_error("--timing '%s': must be k-2k or call", optarg);
                 rc = NB_EXIT_ERROR;
+            }
+            break;
+        case OPT_WORKER_WRAPPER: /* tests only: compute-sanitizer inside the sandbox, around the worker */
+            if (!*optarg || optarg[0] != '/') {
+                nb_error("--worker-wrapper '%s': give the program's absolute path (and its options)", optarg);
+                rc = NB_EXIT_ERROR;
+            } else {
+                o->worker_wrapper = optarg;
             }
             break;
         case OPT_SANDBOX_HIDE: {

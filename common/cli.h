@@ -37,6 +37,7 @@ typedef struct nb_options {
     int sandbox;       /* --sandbox: NB_SANDBOX_AUTO, _REQUIRE or _OFF (worker_call.h) */
     int timing_call;   /* --timing call: the whole call is the loop time, no k-2k difference (profilers) */
     const char *sandbox_hide[4]; /* --sandbox-hide DIR: folders the step's worker must not see */
+    const char *worker_wrapper;  /* --worker-wrapper: a test's program every worker runs under */
     int bodies_set, systems_set, model_set, masses_set, seed_set; /* conflicts with --input */
     int dt_set, eps_set;                                          /* else --input's header gives them */
 } nb_options;

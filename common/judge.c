@@ -92,6 +92,7 @@ typedef struct harness {
     nb_worker_spec spec;  /* every worker's program, arguments and environment */
     nb_worker checker;    /* the checks' worker: started by the first check, shared by all of them */
     nb_state decoy, decoy_work; /* a GPU timed worker's first, untimed call: bodies drawn afresh (judge.c) */
+    nb_state validated;   /* --validate-only --output: the state after the state check's steps */
     /* The device, the GPUs asked for and the highest SM clock: the judge's own (device_query.h). */
     char device[256];
     unsigned gpus;
@@ -278,6 +279,9 @@ static int validate_run(harness *h, const nb_run *run, double theta, nb_check *c
             rc = nb_trial_state(check_call, h, run, init, (float)dt, &trial);
             if (rc == NB_EXIT_OK)
                 rc = nb_check_state(check, &trial, &ref_state);
+            if (rc == NB_EXIT_OK && h->o.validate_only && h->o.output && !h->validated.x &&
+                nb_state_alloc(&h->validated, init->systems, init->bodies) == NB_EXIT_OK)
+                nb_state_copy(&h->validated, &trial); /* --validate-only --output: the checked state */
             nb_state64_free(&ref_state);
         }
     }
@@ -595,6 +599,7 @@ static int worker_spec(harness *h)
 #endif
     s->features = h->features;
     s->sandbox = (nb_sandbox_mode)h->o.sandbox;
+    s->wrapper = h->o.worker_wrapper;
     s->tmp_bytes = NB_WORKER_TMP_BYTES;
     size_t k = 0;
     if (h->o.ref_cache) { /* the answers: the worker never sees them */
@@ -653,8 +658,8 @@ static int setup(harness *h)
     int rc = refuse_options(h);
     if (rc != NB_EXIT_OK)
         return rc;
-    if (o->validate_only && (o->output || o->snapshot_dir)) { /* it would run no step to write them from */
-        nb_error("--validate-only writes no %s: drop it, or drop --validate-only", o->output ? "--output" : "snapshots");
+    if (o->validate_only && o->snapshot_dir) { /* it would run no step to write them from */
+        nb_error("--validate-only writes no snapshots: drop it, or drop --validate-only");
         return NB_EXIT_ERROR;
     }
     if (o->csv && !o->validate_only && o->steps == 0) {
@@ -924,6 +929,18 @@ static int run_main(int argc, char **argv)
         }
         if (!passed || o->validate_only) {
             nb_worker_stop(&h.checker);
+            if (passed && o->output) { /* the race check's bytes: the state check's run, as every case makes it */
+                if (!h.validated.x) {
+                    nb_error("--validate-only --output: no state check ran at this size (S*N^2*%d over 2^33)",
+                             NB_CHECK_STEPS);
+                    return NB_EXIT_ERROR;
+                }
+                nb_replace staged = {0};
+                if ((rc = nb_snapshot_stage(&staged, o->output, &h.validated, o->eps, fmin(o->dt, NB_CHECK_DT))) !=
+                        NB_EXIT_OK ||
+                    (rc = nb_replace_commit(&staged, NULL)) != NB_EXIT_OK)
+                    return rc;
+            }
             if (record_row(&h, &check, validation, NULL, NULL) != NB_EXIT_OK)
                 return NB_EXIT_ERROR;
             return passed ? NB_EXIT_OK : NB_EXIT_MISMATCH;

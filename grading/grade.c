@@ -9,6 +9,7 @@
  * which file does what. This file, the top floor: main, and the grading of one step (skip, build, cases,
  * race check, ladder run). */
 #define _GNU_SOURCE /* nftw */
+#include "build.h"
 #include "cases.h"
 #include "gpus.h"
 #include "grade.h"
@@ -44,44 +45,6 @@ static void step_bin(const grader *g, const outcome *out, char *path, size_t len
         textf(path, len, "%s", g->o.binary);
     else
         textf(path, len, "%s/bin/%s", g->o.build, out->s->folder);
-}
-
-/* Build it with `make stepNN`. 1 if there is a binary to grade. */
-static int build_step(grader *g, outcome *out, const char *logdir, const char *bin)
-{
-    const step *s = out->s;
-    if (g->o.binary || !g->o.make)
-        goto check;
-    if (!strcmp(s->lang, "cu") && !g->have_nvcc)
-        goto check; /* a binary built elsewhere may be here; it is graded as it is */
-    textf(out->log, sizeof out->log, "%s/build.log", logdir);
-    char cmd[1024];
-    textf(cmd, sizeof cmd, "%s -s --no-print-directory BUILD='%s' step%s", g->o.make, g->o.build, s->id);
-    char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-    progress(g->tty, "  %s %s: building (%s)", s->id, out->name, cmd);
-    run_result r;
-    if (run_one(argv, out->log, g->o.timeout, &r) != NB_EXIT_OK)
-        nb_die(NB_EXIT_ERROR, "cannot run the build");
-    if (!r.exited || r.code != 0) {
-        char line[400], end[128];
-        log_line(out->log, "error", line, sizeof line);
-        if (!line[0])
-            log_line(out->log, NULL, line, sizeof line);
-        describe_end(&r, g->o.timeout, end, sizeof end);
-        textf(out->reason, sizeof out->reason, "build failed (%s): %s", end, line);
-        out->v = V_FAIL;
-        out->row = synthetic_row(out->s->id, out->name, NULL);
-        return 0;
-    }
-check:
-    if (!is_executable(bin)) {
-        out->v = V_FAIL;
-        textf(out->reason, sizeof out->reason, "no binary %s%s", bin,
-                 g->o.make || g->o.binary ? "" : " (build it first, or use make grade)");
-        out->row = synthetic_row(out->s->id, out->name, NULL);
-        return 0;
-    }
-    return 1;
 }
 
 /* A step not written yet: its source still holds its stub's TODO line, found by grading/todo.awk (the one

@@ -14,19 +14,23 @@ GRADE_TIMEOUT   ?= 900
 GRADE_CHECK_N   ?= 1 2 31 257 1000 4099 16384
 # The steps' workers: auto (bubblewrap where it runs, else said once and unsandboxed), require, off.
 GRADE_SANDBOX   ?= auto
+# Folders (absolute, at most 2) no step's build or worker may see, besides the grader's (grade-class: the
+# other submissions).
+GRADE_HIDE      ?=
 # Correctness cases at once: they are independent; the timed run is always alone.
 GRADE_JOBS      ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
 
 GRADER    := $(BUILD)/grading/grade
 GPU_PROBE := $(BUILD)/grading/gpu_probe
-GRADE_ARGS = --registry steps.list --build '$(BUILD)' --out '$(GRADE_DIR)' --make '$(MAKE)' --nvcc '$(NVCC)' \
+GRADE_ARGS = --registry steps.list --build '$(BUILD)' --out '$(GRADE_DIR)' --make '$(MAKE) COMMIT=$(COMMIT) CUDA_ARCH=$(CUDA_ARCH)' --nvcc '$(NVCC)' \
   --probe '$(GPU_PROBE)' --bodies '$(GRADE_N)' --systems '$(GRADE_S)' --gpu-steps '$(GRADE_STEPS)' \
   --cpu-steps '$(GRADE_CPU_STEPS)' --repeat '$(GRADE_REPEAT)' --timeout '$(GRADE_TIMEOUT)' \
-  --check-n '$(GRADE_CHECK_N)' --jobs '$(GRADE_JOBS)' --sandbox '$(GRADE_SANDBOX)'
+  --check-n '$(GRADE_CHECK_N)' --jobs '$(GRADE_JOBS)' --sandbox '$(GRADE_SANDBOX)' \
+  $(foreach d,$(GRADE_HIDE),--sandbox-hide '$(d)')
 
 # The grader's parts, floor by floor (grading/README.md, "Which file does what"): each .c has its own
 # header, and includes only headers of its own floor or below; grade.h holds the shared types.
-GRADER_SRC := text.c proc.c rows.c gpus.c registry.c options.c verdict.c cause.c cases.c timed_run.c race.c table.c \
+GRADER_SRC := text.c proc.c rows.c gpus.c registry.c options.c verdict.c cause.c cases.c timed_run.c race.c build.c table.c \
   ladder_plot.c grade.c
 GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/grading/%.o)
 
@@ -68,7 +72,7 @@ GRADE_PATH = $(if $(DEPS_ROOT),PATH='$(DEPS_ROOT)/usr/bin':"$$PATH")
 GRADE_SLURM_ENV = BUILD='$(BUILD)' GRADE_DIR='$(GRADE_DIR)' GPU_PROBE='$(GPU_PROBE)' DEPS_ROOT='$(DEPS_ROOT)' \
   GRADE_N='$(GRADE_N)' GRADE_S='$(GRADE_S)' GRADE_STEPS='$(GRADE_STEPS)' GRADE_CPU_STEPS='$(GRADE_CPU_STEPS)' \
   GRADE_REPEAT='$(GRADE_REPEAT)' GRADE_TIMEOUT='$(GRADE_TIMEOUT)' GRADE_CHECK_N='$(GRADE_CHECK_N)' GRADE_JOBS='$(GRADE_JOBS)' \
-  GRADE_SANDBOX='$(GRADE_SANDBOX)'
+  GRADE_SANDBOX='$(GRADE_SANDBOX)' GRADE_HIDE='$(GRADE_HIDE)'
 
 grade: $(GRADER)           ## check and time every step (STEP=NN or STEPS="00 01 05"): table, CSV, ladder plot
 	+@$(grade_gnuplot) $(grade_bwrap) $(grade_probe) $(GRADE_PATH) $(GRADE_SLURM_ENV) bash grading/slurm-grade.sh \

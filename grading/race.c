@@ -37,23 +37,27 @@ static int same_bytes(const char *a, const char *b)
     return same;
 }
 
-/* One run of the -O0 build at `threads` threads: RACE_STEPS steps of the racy-case state, written to out. */
+/* One run of the -O0 build at `threads` threads (0: as the checks get them), as a check case runs: the
+ * same calls in the same order (the force evaluation, then the state check's steps), so that no worker can
+ * tell this run from a check; --output keeps the checked state's bytes. */
 static int race_run(const grader *g, const char *bin, unsigned threads, const char *out, const char *log,
-                    char *why, size_t len)
+                    char *why, size_t len, int *mismatch)
 {
     char env[64];
     textf(env, sizeof env, "OMP_NUM_THREADS=%u", threads); /* the judge's: it hands the count to the worker */
-    char *argv[40] = {"env", env, (char *)bin, "-q", "-n", "1000", "-S", "3", "--masses", "random", "--steps", "4",
-                      "--repeat", "1", "--validate", "off", "-o", (char *)out};
-    sandbox_words(&g->o, argv, 19);
+    char *argv[48] = {"env", env, (char *)bin, "-q", "--validate-only", "--ref-cache", (char *)g->o.ref_cache,
+                      "-n", "1000", "-S", "3", "--model", "plummer", "--masses", "random", "-o", (char *)out};
+    char **words = threads ? argv : argv + 2; /* as the checks: the grader's own environment */
+    sandbox_words(&g->o, argv, 17);
     run_result r;
-    if (run_one(argv, log, g->o.timeout, &r) != NB_EXIT_OK)
+    if (run_one(words, log, g->o.timeout, &r) != NB_EXIT_OK)
         nb_die(NB_EXIT_ERROR, "cannot run %s", bin);
     if (!r.exited || r.code != 0) {
         char end[128], line[400];
         describe_end(&r, g->o.timeout, end, sizeof end);
         log_line(log, NULL, line, sizeof line);
-        textf(why, len, "race check at %u thread%s: %s: %s", threads, threads == 1 ? "" : "s", end, line);
+        textf(why, len, "race check at %s: %s: %s", threads == 1 ? "1 thread" : "many threads", end, line);
+        *mismatch = r.exited && r.code == NB_EXIT_MISMATCH;
         return 0;
     }
     return 1;
@@ -89,10 +93,12 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
             return;
         }
     }
-    /* As many threads as the graded runs have (the cores, at least 2), so that the worker cannot tell this
-     * run from the others by its thread count. */
+    /* As many threads as the checks have (the grader's own environment), so that the worker cannot tell this
+     * run from them by its thread count; at least 2 (on one core, or where OMP_NUM_THREADS says 1). */
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const unsigned many = (unsigned)(cores > 2 ? cores : 2);
+    const char *env = getenv("OMP_NUM_THREADS");
+    const long asked = env ? strtol(env, NULL, 10) : cores;
+    const unsigned many = (unsigned)(asked > 2 ? asked : 2), as_checks = asked >= 2 ? 0 : many;
     char one[4400], lots[4400], log1[4400], logn[4400];
     textf(one, sizeof one, "%s/race-1.nbs", logdir);
     textf(lots, sizeof lots, "%s/race-%u.nbs", logdir, many);
@@ -103,10 +109,14 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
     ++out->cases;
     const check_case race_case = {1000, 3, "plummer", "random", 0};
     char why[600];
-    if (!race_run(g, bin, 1, one, log1, why, sizeof why) || !race_run(g, bin, many, lots, logn, why, sizeof why)) {
+    int mismatch = 0;
+    const int single = race_run(g, bin, 1, one, log1, why, sizeof why, &mismatch);
+    if (!single || !race_run(g, bin, as_checks, lots, logn, why, sizeof why, &mismatch)) {
         out->v = V_FAIL;
         textf(out->reason, sizeof out->reason, "%s", why);
-        textf(out->log, sizeof out->log, "%s", log1);
+        textf(out->log, sizeof out->log, "%s", single ? logn : log1);
+        if (single && mismatch) /* right on one thread, wrong on many: the threads share what they write */
+            cause_race(out);
         out->row = synthetic_row(out->s->id, out->name, &race_case);
         return;
     }

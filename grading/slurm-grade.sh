@@ -86,7 +86,7 @@ mkdir -p "$job_dir/grade" || exit 2
 [ -f "$abs_grade/results.csv" ] && cp "$abs_grade/results.csv" "$job_dir/grade/results.csv"
 
 job_vars=()
-for v in GRADE_N GRADE_S GRADE_STEPS GRADE_CPU_STEPS GRADE_REPEAT GRADE_TIMEOUT GRADE_CHECK_N GRADE_JOBS GRADE_SANDBOX DEPS_ROOT; do
+for v in GRADE_N GRADE_S GRADE_STEPS GRADE_CPU_STEPS GRADE_REPEAT GRADE_TIMEOUT GRADE_CHECK_N GRADE_JOBS GRADE_SANDBOX GRADE_HIDE DEPS_ROOT; do
     [ -n "${!v+set}" ] && job_vars+=("$v=${!v}")
 done
 # An mpi:R step's mpirun -np R needs R slots in the allocation (OpenMPI counts Slurm's tasks): R tasks on one node.

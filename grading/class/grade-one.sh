@@ -156,15 +156,21 @@ if [ ${#graded[@]} -gt 0 ]; then
     for v in GRADE_N GRADE_S GRADE_STEPS GRADE_CPU_STEPS GRADE_REPEAT GRADE_CHECK_N GRADE_JOBS GRADE_TIMEOUT; do
         [ -n "${!v:-}" ] && knobs+=("$v=${!v}")
     done
+    # The other submissions: hidden from this one's build and workers (the folder that holds them all,
+    # unless this grade's own copy lies inside it).
+    subs=$(dirname "$sub") hide=()
+    case $work/ in "$subs"/*) subs="" ;; esac
+    [ "$subs" = / ] && subs=""
+    [ -n "$subs" ] && hide=("GRADE_HIDE=$subs")
     cmd=(make -C "$copy" --no-print-directory grade "STEPS=${graded[*]}" GRADE_SANDBOX=require SLURM_GRADE_LOCAL=1 "GRADE_DIR=$gdir"
-        "COMMIT=$commit" "${knobs[@]}")
+        "COMMIT=$commit" "${hide[@]}" "${knobs[@]}")
     if [ "$isolate" = bwrap ]; then
         # The lab and OUT_DIR hidden (tmpfs over them), this copy the one writable folder. No PID
         # namespace, and the host's /proc as it is: a box of bwrap's own /proc lets the judge's sandbox
         # inside (the student's code is there, each worker in a PID namespace of its own) mount no /proc.
         # What the grade left running when its time was up is ended below, by its copy's path.
         cmd=(bwrap --ro-bind / / --dev-bind /dev /dev --bind /proc /proc --tmpfs /tmp --tmpfs /var/tmp
-            --tmpfs "$lab" --tmpfs "$out" --bind "$work" "$work" --unshare-net --unshare-ipc
+            --tmpfs "$lab" --tmpfs "$out" ${subs:+--tmpfs "$subs"} --bind "$work" "$work" --unshare-net --unshare-ipc
             --die-with-parent --new-session --chdir "$copy" -- "${cmd[@]}")
     fi
     # A make of the instructor's, one level up, must not hand its variables or jobserver to this one.

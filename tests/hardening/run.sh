@@ -375,7 +375,7 @@ case_ W4 bad steps "snapshot folder missing" -n 16 --steps 2 --snapshot-every 1 
 case_ W5 bad steps "snapshot folder is a file" -n 16 --steps 2 --snapshot-every 1 --snapshot-dir @plain
 case_ W6 bad steps "CSV is a FIFO" -n 16 --steps 1 --csv @fifo
 case_ W7 bad steps "output is a FIFO" -n 16 --steps 1 -o @fifo
-case_ W8 bad steps "--validate-only with --output (it would write nothing)" -n 16 --validate-only -o out2.nbs
+case_ W8 bad steps "--validate-only with snapshots (it runs no loop to take them from)" -n 16 --validate-only --snapshot-every 1 --snapshot-dir @folder
 case_ W9 bad steps "--ref-cache with an empty name (the filesystem's root)" -n 16 --ref-cache ''
 case_ W10 bad steps "an output name longer than the folder takes (checked before the run)" -n 16 --steps 1 -o $(printf 'o%.0s' {1..250}).nbs
 post=mode_kept case_ W11 edge steps "output over a file of mode 640: replaced, the mode kept" -n 16 --steps 1 -o @out.nbs
