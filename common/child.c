@@ -187,7 +187,8 @@ void nb_cgroup_join(const nb_cgroup *cg)
 const char *nb_cgroup_limit_hit(const nb_cgroup *cg, char *buf, unsigned long len)
 {
     if (cg->memory_bytes && (cg->v2 ? read_number(cg->memory, "memory.events", "oom_kill") > 0
-                                    : read_number(cg->memory, "memory.failcnt", "") > 0)) {
+                                    : read_number(cg->memory, "memory.oom_control", "oom_kill") > 0 ||
+                                          read_number(cg->memory, "memory.failcnt", "") > 0)) {
         snprintf(buf, len, "its memory limit of %llu MiB", (unsigned long long)(cg->memory_bytes >> 20));
         return buf;
     }

@@ -615,10 +615,11 @@ static int worker_spec(harness *h)
 /* Bounded workers (common/README.md): what one worker may take, from the run's size. Its CPU time: the
  * wall-clock limits of every call it can get (the checks' worker gets at most NB_WORKER_CALLS), on each of
  * its threads and ranks, twice over for the driver's own threads; its files: its private /tmp; its tasks
- * and memory in a control group of its own where one can be made, else (a CPU step) its address space. */
+ * and memory (2 GiB and 8 times the state) in a control group of its own where one can be made, else (a
+ * CPU step) its address space. */
 #define NB_WORKER_CALLS 6
 #define NB_WORKER_TASKS 1024
-#define NB_WORKER_MEMORY_BASE ((uint64_t)4 << 30)
+#define NB_WORKER_MEMORY_BASE ((uint64_t)2 << 30)
 static void worker_limits(harness *h)
 {
     nb_worker_spec *s = &h->spec;

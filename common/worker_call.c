@@ -288,7 +288,7 @@ static void report_end(nb_worker *w, const char *when)
     if (!hit)
         hit = nb_child_limit_hit(status, &w->limits, limit, sizeof limit);
     if (hit) {
-        nb_error("the step's worker ran into %s %s: stopped (common/README.md, \"Bounded workers\")", hit, when);
+        nb_error("the step's worker ran into %s %s: stopped (common/README.md, Bounded workers)", hit, when);
         return;
     }
     if (code == NB_EXIT_ERROR || code == NB_EXIT_MISMATCH)
@@ -511,11 +511,20 @@ int nb_worker_call(nb_worker *w, nb_state *state, const nb_run *run, double limi
     nb_state_free(&view);
     if (rc != NB_EXIT_OK) {
         const int err = errno ? errno : EPROTO;
+        char limit[128];
+        const char *hit = err == ETIMEDOUT ? nb_cgroup_limit_hit(&w->cg, limit, sizeof limit) : NULL;
         if (err == ETIMEDOUT)
             nb_error("the step did not finish its run of %llu step%s within %.0f s (the limit: %.0f s and %.0f ns "
-                     "an interaction): stopped", (unsigned long long)run->steps, run->steps == 1 ? "" : "s", limit_s,
-                     NB_CALL_BASE_S, NB_CALL_NS_PER_INTERACTION);
+                     "an interaction)%s%s: stopped", (unsigned long long)run->steps, run->steps == 1 ? "" : "s",
+                     limit_s, NB_CALL_BASE_S, NB_CALL_NS_PER_INTERACTION, hit ? "; it ran into " : "", hit ? hit : "");
         return protocol_error(w, "in the middle of a run", err);
+    }
+    char limit[128];
+    if (nb_cgroup_limit_hit(&w->cg, limit, sizeof limit)) { /* no honest step comes near its bounds */
+        nb_error("the step's worker ran into %s in a run of %llu step%s: stopped (common/README.md, Bounded "
+                 "workers)", limit, (unsigned long long)run->steps, run->steps == 1 ? "" : "s");
+        nb_worker_stop(w);
+        return NB_EXIT_ERROR;
     }
     reply->seconds = t1 - t0;
     reply->region_s = result.region_s;

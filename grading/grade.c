@@ -176,9 +176,23 @@ int main(int argc, char **argv)
     if (!g.o.seed)
         g.o.seed = 1;
     textf(g.ladder_cache, sizeof g.ladder_cache, "%s/ladder", o->ref_cache);
-    nftw(g.ladder_cache, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    if (mkdirs(g.ladder_cache) != NB_EXIT_OK)
-        return NB_EXIT_ERROR;
+    char seed_file[4400], kept[32] = "", seed[32];
+    textf(seed_file, sizeof seed_file, "%s/seed", g.ladder_cache);
+    textf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+    FILE *f = fopen(seed_file, "re");
+    if (f) {
+        if (!fgets(kept, sizeof kept, f))
+            kept[0] = '\0';
+        fclose(f);
+    }
+    if (strcmp(kept, seed) != 0) { /* another problem: its references go (--seed N keeps them for N) */
+        nftw(g.ladder_cache, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        if (mkdirs(g.ladder_cache) != NB_EXIT_OK || !(f = fopen(seed_file, "we")) || fputs(seed, f) < 0 ||
+            fclose(f) != 0) {
+            nb_error("cannot write %s", seed_file);
+            return NB_EXIT_ERROR;
+        }
+    }
     if (!realpath(o->out, g.o.out_abs)) {
         nb_error("--out %s: %s", o->out, strerror(errno));
         return NB_EXIT_ERROR;

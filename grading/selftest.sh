@@ -48,6 +48,7 @@ faults=(
     "escape-in-fail|$cpu_step|its FAIL line clears the screen and turns red: the clause shown must be plain text|s/^    const size_t n = s->bodies, total = nb_state_count(s);$/    nb_die(NB_EXIT_MISMATCH, \"%c[2J%c[31mforces FAIL%c[0m\", 27, 27, 27);\n&/"
     "shared-sums|$omp_step|a data race: the four bodies' sums declared outside the parallel loop, shared by every thread|s/^        float \(ax[ac] = 0\.0f\)/        \1/;s/^#pragma omp parallel for schedule(dynamic/    float axa, aya, aza, axb, ayb, azb, axc, ayc, azc, axd, ayd, azd;\n&/"
     "race-evasion|$omp_step|the same race, run on one thread whenever the race check's environment (OMP_NUM_THREADS, OMP_WAIT_POLICY) can be seen|s/^        float \\(ax[ac] = 0\\.0f\\)/        \\1/;s/^#pragma omp parallel for schedule(dynamic/    float axa, aya, aza, axb, ayb, azb, axc, ayc, azc, axd, ayd, azd;\\n    if (getenv(\"OMP_NUM_THREADS\") || getenv(\"OMP_WAIT_POLICY\"))\\n        omp_set_num_threads(1);\\n&/;s/^#include <stdlib.h>$/&\\n#include <omp.h>/"
+    "race-evasion-order|$omp_step|the same race, run on one thread in a worker whose first call is of more than one step (the race check's once was; a check's first is the force evaluation)|s/^        float \\(ax[ac] = 0\\.0f\\)/        \\1/;s/^#pragma omp parallel for schedule(dynamic/    float axa, aya, aza, axb, ayb, azb, axc, ayc, azc, axd, ayd, azd;\\n&/;s/^    const size_t total = nb_state_count(s);$/    static int calls;\\n    if (calls++ == 0 \&\& run->steps > 1)\\n        omp_set_num_threads(1);\\n&/;s/^#include <stdlib.h>$/&\\n#include <omp.h>/"
     "partial-tile|$gpu_step|the last partial tile of bodies is skipped|s/const int tiles = (n + blockDim.x - 1) \/ blockDim.x;/const int tiles = n \/ blockDim.x;/"
     "wrong-sign|$gpu_step|x_i - x_j instead of x_j - x_i: repulsion|s/= pj\.\([xyz]\) - \([xyz]\)i;/= \2i - pj.\1;/"
     "mass-ignored|$gpu_step|every body pulls with unit mass|s/const float f = pj\.w \* inv/const float f = inv/"
@@ -89,6 +90,7 @@ causes=(
     "$cpu_step-cause-g-doubled|constant-factor"
     "$cpu_step-cause-drift-without-dt|kick-drift-or-dt"
     "$omp_step-shared-sums|race"
+    "$omp_step-race-evasion-order|race"
     "$gpu_step-partial-tile|tail"
     "$gpu_step-system-offset|system-offset"
     "$gpu_step-drift-before-kick|kick-drift-or-dt"
@@ -262,46 +264,69 @@ for c in "${controls[@]}"; do
 done
 
 # The cheats (grading/cheats/README.md): whole step sources that want a better grade than they earn, one
-# per class of attack on the grader. Each is graded with a small timed run, beside the unchanged step 00
-# graded the same way; it must FAIL, or (HONEST) PASS no faster than CHEAT_ROOM times the honest step, or
-# (NOGAIN) either; and what it tried must have left no trace (the lab's files, the grader's output).
-CHEAT_ROOM=3
-cheat_timing=(--bodies 2048 --cpu-steps 2 --gpu-steps 2 --repeat 3)
+# per class of attack on the grader. A .c cheat wraps step 00 and is graded with a small CPU timed run, a
+# .cu cheat wraps step 03 with a GPU one (SKIP without a GPU), each beside its unchanged step graded the
+# same way; it must FAIL, or (HONEST) PASS no faster than CHEAT_ROOM times the honest step, or (NOGAIN)
+# either; and what it tried must have left no trace (the lab's files, the grader's output). Every grade
+# of this run times one problem of a seed drawn now (the grader keeps its references while the seed
+# stays): unknown to the cheats when they were built, as a grade's own is.
+CHEAT_ROOM=1.3
+cheat_seed=$(( $(od -An -N4 -tu4 /dev/urandom) + 1 ))
+cpu_cheat_timing=(--bodies 2048 --cpu-steps 2 --gpu-steps 2 --repeat 3 --seed "$cheat_seed")
+gpu_cheat_timing=(--bodies 32768 --gpu-steps 10 --repeat 3 --seed "$cheat_seed")
 cheat_check_n="1 31 257 1000"
-# grade_copy NAME DIR BIN: grade a built copy of step 00 with the cheats' sizes; prints "verdict|why|G/s|seconds".
+# grade_cheat ID NAME DIR BIN: grade a built copy of step ID with the cheats' sizes; prints
+# "verdict|why|G/s|seconds|gpus", gpus the row's (the judge's, never the step's).
 grade_cheat() {
-    local name=$1 dir=$2 bin=$3 t0 rc
+    local id=$1 name=$2 dir=$3 bin=$4 t0 rc timing=("${cpu_cheat_timing[@]}")
+    [ "$(registry_field "$id" lang)" = cu ] && timing=("${gpu_cheat_timing[@]}")
     t0=$(date +%s)
-    "$GRADER" --steps "$cpu_step" --binary "$bin" --label "$name" "${cheat_timing[@]}" --out "$dir/grade" \
+    rm -rf "$dir/grade"
+    "$GRADER" --steps "$id" --binary "$bin" --label "$name" "${timing[@]}" --out "$dir/grade" \
         --ref-cache "$cache" --probe "$GPU_PROBE" --jobs "$GRADE_JOBS" --timeout "$GRADE_TIMEOUT" \
         --check-n "$cheat_check_n" > "$dir/grade.log" 2>&1
     rc=$?
-    local got why gint
+    local got why gint row_gpus
     got=$(awk -F, 'NR == 2 { print $3 }' "$dir/grade/verdicts.csv" 2>/dev/null)
     why=$(awk -F, 'NR == 2 { print $4 }' "$dir/grade/verdicts.csv" 2>/dev/null)
-    gint=$(. common/steps.sh; awk -F, 'NR == 1 { for (k = 1; k <= NF; ++k) c[$k] = k; next } { print $c["ginteractions_s"] }' \
-        "$dir/grade/results.csv" 2>/dev/null | tail -n 1)
+    read -r gint row_gpus < <(awk -F, 'NR == 1 { for (k = 1; k <= NF; ++k) c[$k] = k; next }
+        { g = $c["ginteractions_s"]; n = $c["gpus"] } END { print g, n }' "$dir/grade/results.csv" 2>/dev/null)
     if { [ "$got" = FAIL ] && [ $rc -ne 1 ]; } || { [ "$got" = PASS ] && [ $rc -ne 0 ]; }; then
         why="verdict $got but exit status $rc"; got=BROKEN
     fi
     [ -n "$got" ] || why="no verdict (exit status $rc): see $dir/grade.log"
-    printf '%s|%s|%s|%s\n' "${got:-BROKEN}" "$why" "${gint:-}" \
-        "$(($(date +%s) - t0))"
+    printf '%s|%s|%s|%s|%s\n' "${got:-BROKEN}" "$why" "${gint:-}" "$(($(date +%s) - t0))" "${row_gpus:-}"
 }
 lab_sum() { cat steps.list common/*.c common/*.h step*/nbody.c* 2>/dev/null | cksum; }
+faster() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { exit !(a > r * b) }'; }
 cheats() {
-    local honest=$root/$cpu_step-unchanged/$(folder_of "$cpu_step") hdir=$root/$cpu_step-cheat-honest
-    local id=$cpu_step name expect what
-    mkdir -p "$hdir"
-    name=cheat-honest expect=PASS what="the unchanged step 00 at the cheats' sizes: the honest speed"
-    if [ ! -x "$honest" ]; then
-        report BROKEN "no unchanged copy at $honest"
-        return
-    fi
-    local out honest_gint
-    IFS='|' read -r got why honest_gint _ <<< "$(grade_cheat "$name" "$hdir" "$honest")"
-    report "$got" "${why:-$honest_gint G interactions/s}"
-    for src in grading/cheats/*.c; do
+    local -A honest_gint
+    local id name expect what
+    # The honest speed of each step the cheats wrap: its unchanged copy (the controls above build it).
+    # (not in a subshell: it keeps the faster of its runs in honest_gint, and leaves hs_got, hs_why, hs_gint)
+    honest_speed() {
+        local id=$1 folder dir
+        folder=$(folder_of "$id")
+        dir=$root/$id-cheat-honest
+        mkdir -p "$dir"
+        IFS='|' read -r hs_got hs_why hs_gint _ <<< "$(grade_cheat "$id" cheat-honest "$dir" "$root/$id-unchanged/$folder")"
+        if [ "$hs_got" = PASS ] && [ -n "$hs_gint" ] &&
+            { [ -z "${honest_gint[$id]:-}" ] || faster "$hs_gint" "${honest_gint[$id]}" 1; }; then
+            honest_gint[$id]=$hs_gint
+        fi
+    }
+    for id in "$cpu_step" "$gpu_step"; do
+        name=cheat-honest expect=PASS what="the unchanged step $id at the cheats' sizes: the honest speed"
+        local skip
+        skip=$(skip_reason "$id")
+        if [ -n "$skip" ]; then report SKIP "$skip"; continue; fi
+        if [ ! -x "$root/$id-unchanged/$(folder_of "$id")" ]; then
+            report BROKEN "no unchanged copy at $root/$id-unchanged"; continue
+        fi
+        honest_speed "$id"
+        report "$hs_got" "${hs_why:-$hs_gint G interactions/s}"
+    done
+    for src in grading/cheats/*.c grading/cheats/*.cu; do
         [ -f "$src" ] || continue # a handout has none
         local head
         head=$(grep -m1 '^ \* cheat: ' "$src" | sed 's/^ \* cheat: //')
@@ -309,7 +334,11 @@ cheats() {
         name=${name// /} id=${id// /} expect=${expect// /}
         what=$(sed -n '/^ \* cheat: /,/\*\//p' "$src" | sed 's/^ \* cheat: [^|]*|[^|]*|[^|]*| *//;s/^ \* *//;s/ *\*\/$//' | tr '\n' ' ')
         named "$name" || continue
-        local dir=$root/cheat-$name bin sum_before sum_after got why gint secs
+        only "$id" || continue
+        local skip
+        skip=$(skip_reason "$id")
+        if [ -n "$skip" ]; then report SKIP "$skip"; continue; fi
+        local dir=$root/cheat-$name bin sum_before sum_after got why gint secs row_gpus
         bin=$dir/$(folder_of "$id")
         mkdir -p "$dir"
         rm -rf "$dir/grade"
@@ -319,18 +348,21 @@ cheats() {
             continue
         fi
         sum_before=$(lab_sum)
-        IFS='|' read -r got why gint secs <<< "$(grade_cheat "$name" "$dir" "$bin")"
+        IFS='|' read -r got why gint secs row_gpus <<< "$(grade_cheat "$id" "$name" "$dir" "$bin")"
         [ "$name" = writes-grader-files ] && sleep 3 # its process of its own would write two seconds later
         sum_after=$(lab_sum)
         local shown=$expect wrong=""
         case $expect in
         HONEST | NOGAIN)
             if [ "$got" = PASS ]; then
-                if [ -z "$gint" ] || [ -z "$honest_gint" ] ||
-                    awk -v a="$gint" -v b="$honest_gint" -v r=$CHEAT_ROOM 'BEGIN { exit !(a > r * b) }'; then
-                    wrong="PASS at ${gint:-no} G interactions/s, over $CHEAT_ROOM x the honest step's ${honest_gint:-?}"
+                # Over the room: the honest step again, in case the machine was busier then; its faster run counts.
+                if [ -n "$gint" ] && [ -n "${honest_gint[$id]:-}" ] && faster "$gint" "${honest_gint[$id]}" "$CHEAT_ROOM"; then
+                    honest_speed "$id"
                 fi
-                why="PASS at $gint G interactions/s (honest: $honest_gint)"
+                if [ -z "$gint" ] || [ -z "${honest_gint[$id]:-}" ] || faster "$gint" "${honest_gint[$id]}" "$CHEAT_ROOM"; then
+                    wrong="PASS at ${gint:-no} G interactions/s, over $CHEAT_ROOM x the honest step's ${honest_gint[$id]:-?}"
+                fi
+                why="PASS at $gint G interactions/s (honest: ${honest_gint[$id]:-?})"
             elif [ "$expect" = NOGAIN ] && [ "$got" = FAIL ]; then
                 got=NOGAIN
             fi
@@ -343,6 +375,9 @@ cheats() {
             wrong="a forged row reached the grader's CSV files${wrong:+; $wrong}"
         fi
         [ "$name" = never-returns ] && [ "${secs:-0}" -gt 180 ] && wrong="it cost ${secs} s, not a few minutes at most"
+        [ "$name" = fork-bomb ] && [ "$got" = FAIL ] && [[ $why != *"limit of"* ]] && wrong="its FAIL names no limit: $why"
+        [ -n "$row_gpus" ] && [ "$row_gpus" -gt "$gpus" ] 2>/dev/null &&
+            wrong="its row says $row_gpus GPUs, $gpus here${wrong:+; $wrong}"
         if [ "$name" = log-flood ]; then
             local kib
             kib=$(du -sk "$dir/grade/logs" 2>/dev/null | cut -f1)
@@ -356,7 +391,7 @@ cheats() {
         report "$got" "$why (${secs} s)"
     done
 }
-if only "$cpu_step" && [ -z "${SELFTEST_NO_CHEATS:-}" ]; then
+if { only "$cpu_step" || only "$gpu_step"; } && [ -z "${SELFTEST_NO_CHEATS:-}" ]; then
     cheats
 fi
 
