@@ -5,7 +5,7 @@
 # instructions.csv and stalls.csv (ncu), grade.tgz (make grade's table and CSVs), measure.tgz
 # (report/sweeps/measure.sh's CSVs, re-packed after every phase, so a call cut short still returns what finished).
 #   phases: env build validate floor scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade
-#           and, only when named: selftest hardening cpu-peer
+#           and, only when named: selftest hardening cpu-peer pair plants
 #   (floor: every floor of the README's "Where things stand"; scaling: step08 and step11 on 1, 2, 4 ... GPUs,
 #   GPU_RUN_SCALING_SHAPES="split:S:N:k ..." to choose the shapes; GPU_RUN_GRADE_STEPS="09 10": grade only those)
 # GPU_RUN_BUDGET=S: start no phase after S seconds (phases are ordered by importance).
@@ -169,6 +169,24 @@ if has floor; then
             $c["ginteractions_s"], 1e3 * $c["kernel_s"] / $c["steps"], $c["pass"], $c["device"], $c["commit"] }' "$csv"
 fi
 
+# The timed pair at the grade's size (issue #52): a call of k steps, one of 2k, the loop the judge takes and
+# whether the pair's bound gave it (timing k-2k-bound), after each timed worker's decoy step.
+if has pair; then
+    for s in step03_tiling step06_soa step09_newton step12_multipole step13_block_steps; do
+        timed pair "$bin/$s" -q -n 65536 -k 10 -r 5
+    done
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i }
+        $c["tag"] == "pair" { printf "pair: %s N=%s k=%s call %.2f ms, loop %.2f ms (%s), own costs %.2f ms = %.2f of the loop, %s GPUs, %s MHz, %s\n",
+            $c["name"], $c["bodies"], $c["steps"], 1e3 * $c["e2e_s"], 1e3 * $c["kernel_s"], $c["timing"],
+            1e3 * ($c["e2e_s"] - $c["kernel_s"]), ($c["e2e_s"] - $c["kernel_s"]) / $c["kernel_s"], $c["gpus"], $c["clock_mhz"], $c["device"] }' "$csv"
+fi
+
+# The sanitizer's planted faults (tests/sanitizer-plants.sh): an out-of-bounds read and a dropped
+# __syncthreads() in copies of step03 must be found, the unchanged copy clean.
+if has plants; then
+    bash tests/sanitizer-plants.sh build/sanitizer-plants | tee "$out/sanitizer-plants.txt"
+fi
+
 if has ladder; then
     MEASURE_TARGET_S=0.1 measure env ladder
 fi
@@ -243,7 +261,7 @@ if has grade; then
 fi
 # The grader's planted faults, the GPU ones included (step03 copies).
 if has selftest; then
-    make "${deps[@]}" grade-selftest 2>&1 | grep -vE '^(gcc|nvcc|ar|rm) ' | tail -n 30
+    make "${deps[@]}" grade-selftest 2>&1 | grep -vE '^(gcc|nvcc|ar|rm) ' | tee "$out/selftest.txt" | tail -n 30
 fi
 
 # Every bad input against every step, GPU steps included: the table README.md shows
