@@ -836,7 +836,7 @@ static int record_row(const harness *h, const nb_check *c, const char *pass, con
  * call's half over NB_PAIR_GAIN. That costs an honest step nothing while its call's own costs are at most
  * half its k steps' loop (the decoy call before each timed one keeps them small), and bounds what any
  * stretching can buy to NB_PAIR_GAIN: the 2k call holds at least 2k steps of real work. */
-#define NB_PAIR_GAIN 1.25
+#define NB_PAIR_GAIN 1.3
 /* A 2k call under this fraction of its k call (medians) did less work: no honest step's noise does that. */
 #define NB_PAIR_FASTER 0.75
 

@@ -316,6 +316,7 @@ cheats() {
         fi
     }
     for id in "$cpu_step" "$gpu_step"; do
+        only "$id" || continue
         name=cheat-honest expect=PASS what="the unchanged step $id at the cheats' sizes: the honest speed"
         local skip
         skip=$(skip_reason "$id")

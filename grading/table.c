@@ -234,7 +234,7 @@ void print_plan(const grader *g, const outcome *outs, size_t count)
                "               size, one warm-up step (GPU), then the median of %llu repeats of %llu steps (GPU) or\n"
                "               %llu step%s (CPU), every one checked. Timed by the judge's clock, each call on a fresh\n"
                "               worker: on a GPU a call of 2k steps less one of k (never under half the 2k call\n"
-               "               over 1.25), on a CPU the whole call; spread = (max - min) / median;\n"
+               "               over 1.3), on a CPU the whole call; spread = (max - min) / median;\n"
                "               G int/s = S*N^2*steps / time; speedups compare G int/s\n",
                (unsigned long long)o->bodies, (unsigned long long)o->systems, (unsigned long long)o->seed,
                (unsigned long long)o->repeat, (unsigned long long)o->gpu_steps, (unsigned long long)o->cpu_steps,

@@ -23,7 +23,7 @@ plants=(
     "unchanged|memcheck|1000||0"
     "unchanged|racecheck|1000x300||0"
     "out-of-bounds|memcheck|1000|s/if (j < n)$/if (j < n + 1)/|1"
-    "no-sync-after-use|racecheck|1000x300|s|__syncthreads(); /\\* the tile is overwritten next \\*/|/* __syncthreads() dropped */|1"
+    "no-sync-after-use|racecheck|1000x300|s#__syncthreads(); /\\* the tile is overwritten next \\*/#/* __syncthreads() dropped */#|1"
 )
 bad=0
 for p in "${plants[@]}"; do

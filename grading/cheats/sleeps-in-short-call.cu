@@ -2,7 +2,7 @@
  * cheat: sleeps-in-short-call | 03 | NOGAIN | computes honestly, then in a call of the k steps of a timed pair
  * (the cheats' 10, the ladder's 10) sleeps as long again as its own run took: the k call looks twice as long,
  * and a loop time taken as the 2k call less the k call would be nearly nothing (8.9 times the honest speed
- * once); the judge's bound gives it at most 1.25 times */
+ * once); the judge's bound gives it at most 1.3 times */
 #include "honest03.h"
 
 #include <time.h>
