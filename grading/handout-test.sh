@@ -492,6 +492,31 @@ else
         fi
     fi
     cp "$walk/nbody01.c" "$tree/$s01/nbody.c"
+
+    # What a step's source can do at compile time (issue #52): read the grader's reference cache into its
+    # object (.incbin), or write an object of 1.1 GB (.fill). The build runs sandboxed: the cache is not
+    # there, and a file stops at 256 MiB; each is a FAIL saying so.
+    cached=$(find "$tree/build/grade/ref-cache" -type f -name '*.nbs' 2> /dev/null | head -n 1)
+    if ! command -v bwrap > /dev/null 2>&1; then
+        echo "SKIP walk-through: the build's sandbox: no bubblewrap here"
+    elif [ -z "$cached" ]; then
+        fail "walk-through: no reference in $tree/build/grade/ref-cache after make grade"
+    else
+        for plant in "incbin|.incbin \\\"$cached\\\"|build failed" "fill|.fill 1100000000,1,0|build output over 256 MiB"; do
+            IFS='|' read -r what directive want <<< "$plant"
+            cp "$walk/nbody00.c" "$tree/$s00/nbody.c"
+            printf '__asm__(".section .rodata\\n%s\\n.text");\n' "$directive" >> "$tree/$s00/nbody.c"
+            student_make -C "$tree" grade STEP="${s00:4:2}" "${gsize[@]}" > "$walk/grade-$what.log" 2>&1
+            rc=$?
+            r=$(row_of "$s00" "$walk/grade-$what.log")
+            if [ $rc -ne 0 ] && [[ $r == *FAIL*"$want"* ]]; then
+                pass "walk-through: a $s00 whose source does $what at compile time FAILs: ${r#*FAIL}" | sed 's/   */ /g'
+            else
+                fail "walk-through: a $s00 whose source does $what at compile time: exit $rc, ${r:-no row}"
+            fi
+        done
+        cp "$walk/nbody00.c" "$tree/$s00/nbody.c"
+    fi
 fi
 
 # The handout's make help lists what works there: no target tagged [instructors] or [lab], and the
