@@ -178,9 +178,19 @@ test-answers:  ## [instructors] the instructors' worked answers that are code or
 	@test -f tests/answers.sh || { echo "make test-answers: the instructors' check (tests/answers.sh) is not in this copy"; exit 2; }
 	@bash tests/answers.sh $(BUILD)/answers
 
+# REBOUND (PyPI, a venv under $(BUILD) made once by the test) integrates the lab's initial state with the
+# lab's scheme; each step's final state must agree to float32 precision (tests/rebound.sh). STEPS="02 05"
+# takes other steps (a GPU step without a GPU: SKIP); by default the CPU steps.
+REBOUND_STEPS = $(or $(STEPS),$(CPU_IDS))
+REBOUND_BINS = $(foreach s,$(filter-out $(STEP_TODO),$(REBOUND_STEPS)),$(if $(or $(filter $(s),$(CPU_IDS)),$(HAVE_NVCC)),$(call BIN,$(s))))
+.PHONY: test-rebound
+test-rebound: $(REBOUND_BINS)  ## REBOUND's leapfrog from the lab's bodies: steps 00 and 01 (or STEPS="02 05", GPU) agree to fp32 (tests/rebound.sh)
+	@NB_TEST_TODO='$(foreach s,$(STEP_TODO),$(call folder_of,$(s)))' STEPS='$(REBOUND_STEPS)' \
+	  bash tests/rebound.sh $(TEST_DIR)/rebound $(BUILD)/venv-rebound $(BUILD)/bin
+
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
 # test-answers (tests/answers.sh) is the instructors' and not in a handout.
-TEST_EXTRA ?= test-features test-resume test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-floors test-tools test-stagger test-ladder \
+TEST_EXTRA ?= test-features test-resume test-rebound test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-floors test-tools test-stagger test-ladder \
   $(if $(wildcard tests/answers.sh),test-answers)
 # Its last line is the verdict, "N passed, N failed, N skipped" (tests/all.sh); the compilers' command
 # lines show with V=1 only.
