@@ -38,3 +38,36 @@ profile: $(if $(and $(HAVE_NVCC),$(HAVE_NCU)),$(TOOLS_GPU_BINS))  ## Nsight Comp
 .PHONY: test-tools
 test-tools:  ## make regs's and make profile's readers on ptxas's and ncu's output forms (tests/tools-check.sh)
 	@bash tests/tools-check.sh $(BUILD)/tools-check
+
+# make view: one self-contained web page that plays a run's snapshots in 3D (report/tools/snap2html.c,
+# its page report/tools/view_page.html compiled in as two strings, cut at its marker line).
+VIEW_TOOL := $(BUILD)/tools/snap2html
+view_escape = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
+$(BUILD)/gen/view_page.h: report/tools/view_page.html
+	@mkdir -p $(@D)
+	@grep -qx '<!--DATA-->' $< || { echo "$<: no <!--DATA--> line, where the data goes" >&2; exit 1; }
+	@{ echo '/* written by make from $< (report/tools/tools.mk): the page before and after its data */'; \
+	  echo 'static const char nb_view_page_head[] ='; sed -n '1,/^<!--DATA-->$$/p' $< | sed '$$d' | $(view_escape); echo ';'; \
+	  echo 'static const char nb_view_page_tail[] ='; sed -n '/^<!--DATA-->$$/,$$p' $< | sed 1d | $(view_escape); echo ';'; } > $@.tmp && mv $@.tmp $@
+
+$(VIEW_TOOL): report/tools/snap2html.c $(BUILD)/gen/view_page.h $(LIBNBODY) | $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -o $@ $< $(LIBNBODY) $(LDLIBS)
+
+# make view: SNAPS=DIR (its *.nbs) or a run made here: RUN=NN (the step, default 01) with VIEW_N bodies,
+# VIEW_STEPS steps, a frame every VIEW_EVERY, VIEW_ARGS its other options (report/tools/view.sh has the
+# defaults: a two-sphere collision). VIEW_OUT the page (build/view/index.html), VIEW_POINTS the most
+# bodies drawn per frame (200000).
+RUN ?= 01
+SNAPS ?=
+VIEW_OUT ?= $(BUILD)/view/index.html
+VIEW_N ?=
+VIEW_STEPS ?=
+VIEW_EVERY ?=
+VIEW_ARGS ?=
+VIEW_POINTS ?=
+.PHONY: view
+view: $(VIEW_TOOL) $(if $(SNAPS),,$(if $(call folder_of,$(RUN)),$(call BIN,$(RUN))))  ## a web page that plays a run in 3D: build/view/index.html; SNAPS=DIR (its snapshots) or RUN=NN (a run made here, default 01; VIEW_N VIEW_STEPS VIEW_EVERY VIEW_ARGS)
+	@SNAPS='$(SNAPS)' RUN_BIN='$(if $(call folder_of,$(RUN)),$(call BIN,$(RUN)))' RUN='$(RUN)' VIEW_OUT='$(VIEW_OUT)' \
+	  VIEW_N='$(VIEW_N)' VIEW_STEPS='$(VIEW_STEPS)' VIEW_EVERY='$(VIEW_EVERY)' VIEW_ARGS='$(VIEW_ARGS)' VIEW_POINTS='$(VIEW_POINTS)' \
+	  BUILD='$(BUILD)' bash report/tools/view.sh $(VIEW_TOOL)
