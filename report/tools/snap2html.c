@@ -460,7 +460,7 @@ int main(int argc, char **argv)
     run r = {0};
     int ok = parse_args(argc, argv, &o, &r) && survey(&r, &o) && write_page(&r, &o);
     if (ok)
-        printf("snap2html: %s: %zu frames of %zu bodies drawn (of %llu%s)\n", o.out, r.nframes, r.shown,
+        printf("snap2html: %s: %zu frame%s of %zu bodies drawn (of %llu%s)\n", o.out, r.nframes, r.nframes > 1 ? "s" : "", r.shown,
                (unsigned long long)r.bodies, r.stride > 1 ? ", decimated for display" : "");
     for (size_t k = 0; k < r.nframes; ++k)
         free(r.frames[k].path);

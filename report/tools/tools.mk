@@ -56,8 +56,8 @@ $(VIEW_TOOL): report/tools/snap2html.c $(BUILD)/gen/view_page.h $(LIBNBODY) | $(
 
 # make view: SNAPS=DIR (its *.nbs) or a run made here: RUN=NN (the step, default 01) with VIEW_N bodies,
 # VIEW_STEPS steps, a frame every VIEW_EVERY, VIEW_ARGS its other options (report/tools/view.sh has the
-# defaults: a two-sphere collision). VIEW_OUT the page (build/view/index.html), VIEW_POINTS the most
-# bodies drawn per frame (200000).
+# defaults: a two-sphere collision) into VIEW_SNAPS (build/view/snaps). VIEW_OUT the page
+# (build/view/index.html), VIEW_POINTS the most bodies drawn per frame (200000).
 RUN ?= 01
 SNAPS ?=
 VIEW_OUT ?= $(BUILD)/view/index.html
@@ -66,8 +66,21 @@ VIEW_STEPS ?=
 VIEW_EVERY ?=
 VIEW_ARGS ?=
 VIEW_POINTS ?=
+VIEW_SNAPS ?=
 .PHONY: view
 view: $(VIEW_TOOL) $(if $(SNAPS),,$(if $(call folder_of,$(RUN)),$(call BIN,$(RUN))))  ## a web page that plays a run in 3D: build/view/index.html; SNAPS=DIR (its snapshots) or RUN=NN (a run made here, default 01; VIEW_N VIEW_STEPS VIEW_EVERY VIEW_ARGS)
 	@SNAPS='$(SNAPS)' RUN_BIN='$(if $(call folder_of,$(RUN)),$(call BIN,$(RUN)))' RUN='$(RUN)' VIEW_OUT='$(VIEW_OUT)' \
-	  VIEW_N='$(VIEW_N)' VIEW_STEPS='$(VIEW_STEPS)' VIEW_EVERY='$(VIEW_EVERY)' VIEW_ARGS='$(VIEW_ARGS)' VIEW_POINTS='$(VIEW_POINTS)' \
+	  VIEW_N='$(VIEW_N)' VIEW_STEPS='$(VIEW_STEPS)' VIEW_EVERY='$(VIEW_EVERY)' VIEW_ARGS='$(VIEW_ARGS)' VIEW_POINTS='$(VIEW_POINTS)' VIEW_SNAPS='$(VIEW_SNAPS)' \
 	  BUILD='$(BUILD)' bash report/tools/view.sh $(VIEW_TOOL)
+
+# The page in a real headless chromium (installed by the test, as make test-class does), checked from its
+# screenshots: bodies drawn, and moved between two frames (tests/view-check.sh). Run by .ci/run, not by
+# make test. It needs a CPU step written: the first one.
+VIEW_TEST_ID := $(firstword $(filter-out $(STEP_TODO),$(CPU_IDS)))
+.PHONY: test-view
+test-view: $(VIEW_TOOL) $(if $(VIEW_TEST_ID),$(call BIN,$(VIEW_TEST_ID)))  ## make view's page in headless chromium (software GL): bodies drawn, and moving between two frames (tests/view-check.sh)
+ifeq ($(VIEW_TEST_ID),)
+	@echo "SKIP view: no CPU step written yet to make a run"
+else
+	@bash tests/view-check.sh $(BUILD)/view-check $(VIEW_TOOL) $(VIEW_TEST_ID) $(call BIN,$(VIEW_TEST_ID))
+endif

@@ -5,7 +5,7 @@
 #   RUN_BIN   otherwise the step program that makes a run here (make view RUN=NN; default step01_omp):
 #             VIEW_N bodies (2048), VIEW_STEPS steps (1000), a frame every VIEW_EVERY (20) and at step 0,
 #             VIEW_ARGS its other options (default: --model collision --dt 0.008, two spheres that meet
-#             at about t = 7), in $BUILD/view/snaps
+#             at about t = 7), in VIEW_SNAPS ($BUILD/view/snaps)
 #   VIEW_OUT  the page (build/view/index.html); VIEW_POINTS the most bodies drawn per frame (200000)
 set -u -o pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -26,7 +26,7 @@ else
         case $v in '' | *[!0-9]* | 0) echo "make view: VIEW_N, VIEW_STEPS and VIEW_EVERY must be whole numbers > 0 (got '$v')" >&2; exit 2 ;; esac
     done
     args=${VIEW_ARGS:---model collision --dt 0.008}
-    snaps=$build/view/snaps
+    snaps=${VIEW_SNAPS:-$build/view/snaps}
     rm -rf "$snaps" && mkdir -p "$snaps" || exit 2
     echo "make view: $(basename "$bin") $args -n $n, $steps steps, a snapshot every $every (in $snaps)"
     # shellcheck disable=SC2086 # VIEW_ARGS is options, split on purpose
