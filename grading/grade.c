@@ -302,5 +302,6 @@ int main(int argc, char **argv)
     free(outs);
     free(g.cases);
     free(g.reg.steps);
+    printf("see a run in 3D: make view (a web page that plays a run's snapshots; make view SNAPS=DIR for yours)\n");
     return fail ? NB_EXIT_MISMATCH : NB_EXIT_OK;
 }
