@@ -2,7 +2,7 @@
 # sanitizer-plants.sh: the faults tests/compute-sanitizer.sh must find, planted in copies of step03 (its
 # tiles): an out-of-bounds read (each tile loads one body past the system's last, memcheck) and the
 # __syncthreads() after a tile's use dropped (the next tile overwrites it while others read, racecheck at
-# one slice, where each block loops over many tiles). Each copy is built as the step is (make grade-copy)
+# one slice, where each block loops over four tiles). Each copy is built as the step is (make grade-copy)
 # and must FAIL; the unchanged copy must PASS both.
 #
 #   tests/sanitizer-plants.sh LOGDIR
@@ -21,9 +21,9 @@ src=$here/$folder/nbody.cu
 # name | tool | size | sed program | expected status of compute-sanitizer.sh (0 clean, 1 a finding)
 plants=(
     "unchanged|memcheck|1000||0"
-    "unchanged|racecheck|1000x300||0"
+    "unchanged|racecheck|1000x30||0"
     "out-of-bounds|memcheck|1000|s/if (j < n)$/if (j < n + 1)/|1"
-    "no-sync-after-use|racecheck|1000x300|s#__syncthreads(); /\\* the tile is overwritten next \\*/#/* __syncthreads() dropped */#|1"
+    "no-sync-after-use|racecheck|1000x30|s#__syncthreads(); /\\* the tile is overwritten next \\*/#/* __syncthreads() dropped */#|1"
 )
 bad=0
 for p in "${plants[@]}"; do
