@@ -23,6 +23,8 @@ function first(L, k) { if (("\001" k) in L) return 0; L["\001" k] = 1; L[++L[0]]
 # where a row ran: the GPU's name, or the CPU and its threads (step00 is serial whatever the pool)
 function on(step, dev, threads) { return (dev ~ /NVIDIA/) ? dev : (step == "00") ? "CPU, 1 thread" : "CPU, " threads " threads" }
 function ondev(step, dev, threads) { return (dev ~ /NVIDIA/) ? dev : (step == "00") ? dev " (1 thread)" : dev " (" threads " threads)" }
+# a ratio is of two rows of one machine: the same device, or the same recording (a host's CPU and its GPU)
+function onemachine(d1, r1, d2, r2) { return d1 == d2 || (r1 != "" && r1 == r2) }
 function readregistry(    l, w) { while ((getline l < registry) > 0) { split(l, w, "\t"); ids[++nid] = w[1]; from[w[1]] = w[2]
                                        tree[w[1]] = w[3] == "tree"; what[w[1]] = w[4] } }
 
@@ -40,19 +42,24 @@ END { if (table == "ladder") {
         # x previous: against the step it grows from (steps.list, column from), named when not the line above
         prev = (from[s] in row) ? (split(row[from[s]], pv, ",") ? pv[5] : 0) : 0
         vs = (prev > 0) ? num(f[5] / prev) "×" ((i > 1 && ids[i - 1] == from[s]) ? "" : " (vs " from[s] ")") : ""
+        if (prev > 0 && !onemachine(f[8], f[10], pv[8], pv[10])) vs = "– (" from[s] " ran on another device)"
+        ser = (base00 > 0) ? (onemachine(f[8], f[10], b0[8], b0[10]) ? num(f[5] / base00) "×" : "– (another machine)") : ""
         # a tree code does fewer interactions: its rate is the N^2 a direct sum would need per second
         printf "| %s `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s, f[2], what[s], f[3],
             tree[s] ? num(f[5]) " (N² equivalent)" : num(f[5]), tree[s] ? "–" : num(f[6]),
-            (base00 > 0) ? num(f[5] / base00) "×" : "", vs, f[7], ondev(f[1], f[8], f[9]), f[10]
+            ser, vs, f[7], ondev(f[1], f[8], f[9]), f[10]
     } } }
 
 # ---- a lesson's row of the ladder: step, bodies, G int/s, device, threads, date, commit ------------
-BEGIN { if (table == "lesson-ladder") { readregistry(); while ((getline l < ladder) > 0) { split(l, f, ","); rate[f[1]] = f[5] } } }
+# (input: step, bodies, G int/s, device, threads, date, commit, recording; a ratio only of one machine's rows)
+BEGIN { if (table == "lesson-ladder") { readregistry()
+    while ((getline l < ladder) > 0) { split(l, f, ","); rate[f[1]] = f[5]; rdev[f[1]] = f[8]; rrec[f[1]] = f[10] } } }
+function over(s) { return !(rate[s] > 0) ? "-" : onemachine($4, $8, rdev[s], rrec[s]) ? num($3 / rate[s]) "×" : "– (step " s " ran on another device)" }
 table == "lesson-ladder" { pf = from[id]
     print "| N | G interactions/s | × serial | × previous" ((pf == "-") ? "" : " (step " pf ")") " | device | date | commit |"
     print "|--:|--:|--:|--:|---|---|---|"
-    printf "| %s | %s | %s | %s | %s | %s | `%s` |\n", $2, num($3), (rate["00"] > 0) ? num($3 / rate["00"]) "×" : "",
-        (pf in rate && rate[pf] > 0) ? num($3 / rate[pf]) "×" : "-", ondev($1, $4, $5), substr($6, 1, 10), $7 }
+    printf "| %s | %s | %s | %s | %s | %s | `%s` |\n", $2, num($3), (rate["00"] > 0) ? over("00") : "",
+        (pf == "-") ? "-" : over(pf), ondev($1, $4, $5), substr($6, 1, 10), $7 }
 
 # ---- a lesson's throughput row, where more than one N is recorded: step, bodies, G int/s, device, threads
 table == "lesson-throughput" { ++n; lh = lh sprintf(" N = %s |", $2); ld = ld "--:|"; lv = lv sprintf(" %.4g |", $3); ran = on($1, $4, $5) }

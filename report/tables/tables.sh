@@ -430,7 +430,7 @@ lesson_block() { # ID: the measured block of step ID
         fi
         none "No ladder row of step $id is recorded (N = 65536: make grade on a GPU machine). Its own measurements:"
     else
-        pick -v cols=step,bodies,ginteractions_s,device,threads,date,commit -v where="$sel;step=$id" -v need=kernel_s -v key=step "${lad[@]}" |
+        pick -v cols=step,bodies,ginteractions_s,device,threads,date,commit,_recording -v where="$sel;step=$id" -v need=kernel_s -v key=step "${lad[@]}" |
             render -v table=lesson-ladder -v id="$id"
         echo
         # the throughput row, where more than the ladder's N is recorded
