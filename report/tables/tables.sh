@@ -165,6 +165,8 @@ section() { # NAME: its body, with the lines around it, into its file
         [ -n "$(field below)" ] && { echo; echo "$(field below)"; }
         echo
     } > "$tmp/sec-$name"
+    # into lesson: only the lessons show it (their measured block, or <!-- BEGIN report-NAME -->), once
+    [ "$(field into)" = lesson ] && return 0
     replace_section "$file" "$name" < "$tmp/sec-$name"
 }
 
