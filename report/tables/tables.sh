@@ -415,7 +415,7 @@ done
 # ---- each lesson's measured block -----------------------------------------------------------------
 # Every step README with a "measured" section gets its own row of the ladder and of the throughput,
 # printed the same way (same files, same rows, same rounding), so a lesson's number is the README's and
-# REPORT's; then the sections whose spec names the step under "lessons", the same bytes as REPORT's.
+# REPORT's; then the sections whose spec names the step under "lessons" (REPORT's bytes, or with "into lesson" here only).
 lesson_block() { # ID: the measured block of step ID
     local id=$1 lad thr sel='tag~^(grade-)?ladder$;bodies=65536' tsel='tag~^(ladder|throughput)$;systems=1' sec secs='' row
     read -r -a lad <<< "$(files ladder-cpu.csv grade-ladder.csv ladder.csv)"
@@ -446,7 +446,10 @@ lesson_block() { # ID: the measured block of step ID
         fi
     fi
     for sec in $secs; do cat "$tmp/sec-$sec"; done
-    [ -n "$secs" ] && echo "The tables after the ladder's row are report/REPORT.md's part two (${secs// /, }), the same bytes."
+    local shared='' own=''
+    for sec in $secs; do if [ "${spec[$sec.into]-}" = lesson ]; then own+="${own:+, }$sec"; else shared+="${shared:+, }$sec"; fi; done
+    [ -n "$own" ] && echo "The tables after the ladder's row ($own) are written here only, by \`make figures\` from report/data; report/REPORT.md points to them."
+    [ -n "$shared" ] && echo "The tables after the ladder's row ($shared) are report/REPORT.md's part two, the same bytes."
     echo
 }
 
