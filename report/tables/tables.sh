@@ -173,12 +173,14 @@ section() { # NAME: its body, with the lines around it, into its file
 machines_block() {
     local m any=0
     [ -s "$data/PROVENANCE.md" ] && echo "Where each recording comes from: [report/data/PROVENANCE.md](data/PROVENANCE.md)." && echo
+    # each machine.txt once, by a link and the hosts it names (the file holds the dates, compilers, loads)
     for m in $(files machine.txt); do
         any=1
-        printf '`%s`:\n\n```\n' "$m"
-        cat "$m"
-        printf '```\n\n'
+        printf -- '- [`%s`](%s): %s\n' "$m" "${m#report/}" \
+            "$(awk -F': ' '$1 == "host cpu" && !seen[$2]++ { printf "%s%s", (n++ ? ", " : ""), $2 }
+            END { if (!n) { getline l < FILENAME; printf "%s", l } }' "$m")"
     done
+    [ $any = 1 ] && echo
     [ $any = 1 ] || none "no recordings yet"
 }
 
