@@ -442,9 +442,9 @@ lesson_block() { # ID: the measured block of step ID
             sort -t, -k2,2n | render -v table=lesson-throughput -v id="$id")
         if [ -n "$row" ]; then
             printf '%s\n\n' "$row"
-            echo "The ladder's row of this step (N = 65536, README.md and report/REPORT.md show the same) and its throughput row (REPORT, one system); written by \`make figures\` from report/data, checked by \`make test-tables\`."
+            echo "The ladder's row of this step (N = 65536; the whole ladder: README.md) and its throughput row (REPORT, one system); written by \`make figures\` from report/data, checked by \`make test-tables\`."
         else
-            echo "The ladder's row of this step (N = 65536, README.md and report/REPORT.md show the same); written by \`make figures\` from report/data, checked by \`make test-tables\`."
+            echo "The ladder's row of this step (N = 65536; the whole ladder: README.md); written by \`make figures\` from report/data, checked by \`make test-tables\`."
         fi
     fi
     for sec in $secs; do cat "$tmp/sec-$sec"; done
