@@ -37,8 +37,18 @@ draw_ladder() {
     [ -n "$src" ] || { echo "figures: ladder: no recorded ladder rows in $data (make report records them)" >&2; return 1; }
     "$grader" --results-header > "$in/ladder.csv" || return 1
     # shellcheck disable=SC2086 # $src: file names without spaces (recordings.sh)
+    # One machine's rows only, as the tables' ratios: the speedups are over step00, so a step whose row shares
+    # neither step00's device nor its recording (the CPU and GPU of one host) is left out of the figure
+    # (the README's table shows it, and says why it is not divided).
+    local keep
+    # shellcheck disable=SC2086
+    keep=$(awk -f report/query/pick.awk -v cols=step,device,_recording -v where='tag~^(grade-)?ladder$;bodies=65536' \
+        -v need=kernel_s -v key=step $src | awk -F, '{ s[NR] = $1; d[NR] = $2; r[NR] = $3; if ($1 == "00") { bd = $2; br = $3; b = 1 } }
+        END { for (i = 1; i <= NR; ++i) if (!b || d[i] == bd || r[i] == br) printf "%s ", s[i] }') || return 1
+    # shellcheck disable=SC2086
     awk -f report/query/pick.awk -v cols="$(cat "$in/ladder.csv")" -v where='tag~^(grade-)?ladder$;bodies=65536' \
-        -v need=kernel_s -v key=step -v absent=empty $src | sort -t, -k1,1 >> "$in/ladder.csv" || return 1
+        -v need=kernel_s -v key=step -v absent=empty $src | awk -F, -v keep=" $keep" 'index(keep, " " $1 " ")' |
+        sort -t, -k1,1 >> "$in/ladder.csv" || return 1
     local args=(--plot "$in/ladder.csv" --out "$out")
     ins=$(bash report/query/recordings.sh "$data" instructions.csv)
     if [ -n "$ins" ]; then
