@@ -262,7 +262,10 @@ help:                                                ## list every target
 # handout makes the copy from it): in a handout (it has .handout) make help leaves them out, make test
 # does not run them, and asking for one stops with one line.
 IS_HANDOUT := $(wildcard .handout)
-INSTRUCTORS_TARGETS := $(shell sed -nE 's/^([a-zA-Z0-9_-]+):.*\#\# \[(instructors|lab)\].*/\1/p' $(MAKEFILE_LIST))
+# grade-class and test-class are defined in grading/class/class.mk, itself the instructors' and not in a
+# handout: named here, so that a handout refuses them with this line, not make's "No rule".
+INSTRUCTORS_TARGETS := $(sort grade-class test-class \
+  $(shell sed -nE 's/^([a-zA-Z0-9_-]+):.*\#\# \[(instructors|lab)\].*/\1/p' $(MAKEFILE_LIST)))
 HANDOUT_REFUSES := $(if $(IS_HANDOUT),$(INSTRUCTORS_TARGETS))
 ifneq ($(filter $(HANDOUT_REFUSES),$(MAKECMDGOALS)),)
 $(error make $(firstword $(filter $(HANDOUT_REFUSES),$(MAKECMDGOALS))): the instructors' or the lab's target, not for a handout (make help lists what works here))
