@@ -1,3 +1,4 @@
+/* INSTRUCTORS ONLY: step13's scheme in fp64 (an answer); grading/handout.sh keeps it out of the handout. */
 /* hole-steps.c: the energy error of step13's scheme about a black hole, in fp64 on the CPU (no tree, no
  * float): which of the block steps' choices the error at t = 1 follows.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# INSTRUCTORS ONLY: it builds and runs hole-steps.c, step13's scheme written out in fp64
 # hole-steps.sh [CSV]: builds report/explore/hole-steps.c and runs the fp64 study of step13's scheme about a
 # black hole (N = HOLE_N, default 4096; seeds HOLE_SEEDS, default "42 1 2"): step12's scheme at dt 1/1024
 # and 1/1536, step13's at eta 0.1 and 0.2 (dt_max 1/16), each with the hole pinned to the deepest level
