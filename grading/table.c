@@ -1,6 +1,7 @@
 /* table.c: what the grader prints and writes (grading/README.md, "What it writes"): the plan, the table
  * with its speedups, OUT/results.csv and OUT/verdicts.csv. */
 #include "table.h"
+#include "cases.h"
 #include "grade.h"
 #include "rows.h"
 #include "text.h"
@@ -218,7 +219,7 @@ void print_plan(const grader *g, const outcome *outs, size_t count)
     for (size_t k = 0; k < count; ++k)
         printf("%s%s", k ? " " : "", outs[k].s->id);
     printf("), logs in %s/logs\n", o->out);
-    printf("  correctness: %zu cases per step, N =", g->case_count);
+    printf("  correctness: %zu cases per step (%zu more with block steps), N =", g->case_count, block_case_count());
     for (size_t k = 0; k < o->check_n_count; ++k)
         printf(" %llu", (unsigned long long)o->check_n[k]);
     printf(", S = 1 and 3, plummer and uniform, equal and random masses\n"
