@@ -78,8 +78,18 @@ GPU_BINS := $(foreach s,$(GPU_IDS),$(call BIN,$(s)))
 
 # ---- version stamp: the toolchain in a header, the commit in one small object ------------------
 # COMMIT may come from outside (a copy of the tree without .git, as on the lent GPU machines).
+# Outside a git repository there is no commit to name and nothing to call dirty: a handout (its .handout
+# stamp names the lab's commit it was made from) is "handout-<that commit>", any other tree "unknown".
+# A handout's commit is its own repository's only (the student's git init), not one it lies inside.
 ifndef COMMIT
-COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+GIT_HEAD := $(if $(and $(wildcard .handout),$(filter-out $(CURDIR),$(shell git rev-parse --show-toplevel 2>/dev/null))),,$(shell git rev-parse --short=12 HEAD 2>/dev/null))
+ifneq ($(GIT_HEAD),)
+COMMIT := $(GIT_HEAD)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+else ifneq ($(wildcard .handout),)
+COMMIT := handout-$(shell sed -nE '1s/^handout of the N-body lab, from commit ([0-9A-Za-z-]+),.*/\1/p' .handout)
+else
+COMMIT := unknown
+endif
 endif
 # version.h names the compilers and flags: changing CC or CFLAGS rebuilds what depends on it (every
 # object). It only declares the commit: an edit anywhere makes the tree -dirty, and that must not

@@ -484,6 +484,13 @@ else
     else
         fail "walk-through: grade ${s00:4:2} then ${s01:4:2}: exit $rc0, $rc1; rows: '$r00' '$r01'; results.csv: $rows; stale log $( [ -e "$tree/build/grade/logs/${s01:4:2}/stale.log" ] && echo kept || echo removed)"
     fi
+    # The rows' commit (the ladder's title) is the handout's label, from its .handout stamp: the copy
+    # has no git, and once read "unknown-dirty".
+    label=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "commit") c = i; next } { print $c }' \
+        "$tree/build/grade/results.csv" 2> /dev/null | sort -u)
+    stamp=$(sed -nE '1s/^handout of the N-body lab, from commit ([0-9A-Za-z-]+),.*/\1/p' "$tree/.handout")
+    [ -n "$stamp" ] && [ "$label" = "handout-$stamp" ] && pass "walk-through: the rows' commit is the handout's label, $label" ||
+        fail "walk-through: the rows' commit is '$label', not handout-$stamp (the .handout stamp)"
     if command -v gnuplot > /dev/null; then
         [ "$tree/build/grade/ladder.png" -nt "$walk/grade-00.log" ] && pass "walk-through: the ladder drawn (build/grade/ladder.png)" ||
             fail "walk-through: gnuplot is here, but no new build/grade/ladder.png"
