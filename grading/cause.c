@@ -186,12 +186,31 @@ void name_cause(const check_case *cases, const case_result *res, size_t count, o
     int state_only = 1, factor = 1, factor_big = 0, ratio_is_n = 1, ratio_same = 1, equal_factor = 1, equal_big = 0;
     double first_ratio = -1.0;
     unsigned block = 0;
+    for (size_t k = 0; k < count; ++k)
+        if (res[k].ran && res[k].block)
+            block = res[k].block;
+    /* A GPU tile's padding (past the last body) is massless bodies: with the masses left out they pull
+     * too, so only where N is a multiple of the block are the equal-mass cases N times the reference. */
+    int tiled_n = 0, tiled_other = 0, passed_big = 0;
     for (size_t k = 0; k < count; ++k) {
         const case_result *r = &res[k];
         const check_case *c = &cases[k];
         if (!r->ran)
             continue;
-        block = r->block ? r->block : block;
+        passed_big |= r->passed && c->bodies > 1;
+        if (!block || c->bodies <= 2 || c->bodies % block || strcmp(c->masses, "equal"))
+            continue;
+        if (!r->passed && constant_factor(out, c, r) &&
+            fabs(r->acc_ratio - (double)c->bodies) <= 0.01 * (double)c->bodies)
+            tiled_n = 1;
+        else
+            tiled_other = 1;
+    }
+    for (size_t k = 0; k < count; ++k) {
+        const case_result *r = &res[k];
+        const check_case *c = &cases[k];
+        if (!r->ran)
+            continue;
         add_size(&all, c->bodies, !r->passed);
         const int equal = !strcmp(c->masses, "equal");
         if (r->passed) {
@@ -264,6 +283,10 @@ void name_cause(const check_case *cases, const case_result *res, size_t count, o
     else if (equal_factor && equal_big && ratio_is_n)
         textf(cause, len, "constant-factor: at equal masses (1/N each) every acceleration N times the "
                           "reference's: the mass m_j left out of the force");
+    else if (tiles && block && tiled_n && !tiled_other && !passed_big)
+        textf(cause, len, "constant-factor: at equal masses every acceleration N times the reference's where N "
+                          "is a multiple of the block of %u, and wrong at every N (%s): the mass m_j left out "
+                          "of the force (the tile's massless padding then pulls too)", block, pattern);
     else
         textf(cause, len, "none: no known signature (%s)", pattern);
 }
