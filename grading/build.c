@@ -186,5 +186,6 @@ int build_step(grader *g, outcome *out, const char *logdir, const char *bin)
         out->row = synthetic_row(s->id, out->name, NULL);
         return 0;
     }
+    out->built = 1;
     return 1;
 }

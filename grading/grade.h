@@ -33,6 +33,7 @@ typedef struct outcome {
     const char *prev_id;
     char *row;              /* for results.csv: the ladder row, or the failing case's row */
     double seconds;         /* wall time spent grading it */
+    int built;              /* there is a binary to grade now: an earlier run's build failure is stale */
     int earlier;            /* not graded now: its row of results.csv from an earlier run, of `date` */
     char date[32];
 } outcome;

@@ -12,7 +12,8 @@
 #      steps holds a solution (grading/answers-check.sh); `make test` there green as it is; steps 00 and
 #      01 written (the solutions dropped in), `make test` green and `make grade STEP=00`, then STEP=01,
 #      PASS with both in the table and results.csv; a syntax error in step02 is a FAIL naming the
-#      compiler's error (where nvcc is); a data race planted in step01 is a FAIL. make test's last line
+#      compiler's error (where nvcc is), and fixed, graded again, its failure is gone; a data race
+#      planted in step01 is a FAIL; the rows' commit is the handout's label. make test's last line
 #      is its verdict (N passed, N failed, N skipped), a step that does not compile counted in it; make
 #      help lists no instructors' target and refuses one; make regs works there (where nvcc is).
 # Prints one line per check and exits 1 if any failed, 2 on bad usage.
@@ -596,6 +597,18 @@ if [ -n "$gpu_folder" ] && command -v "${NVCC:-nvcc}" > /dev/null; then
         fail "walk-through: a syntax error in $gpu_folder: exit $rc, ${r:-no row}"
     fi
     cp "$walk/gpu.cu" "$src"
+    # Fixed, it builds again: graded, its TODO (or SKIP without a GPU) clears the build failure, from the
+    # table and from results.csv (a stale "FAIL failed (case N=0 S=0)" once stayed under it).
+    student_make -C "$tree" grade STEP="${gpu_folder:4:2}" "${gsize[@]}" > "$walk/grade-fixed.log" 2>&1
+    rc=$?
+    r=$(row_of "$gpu_folder" "$walk/grade-fixed.log")
+    stale=$(grep -cE "^[0-9]+ +$gpu_folder +FAIL " "$walk/grade-fixed.log")
+    csv_rows=$(awk -F, -v id="${gpu_folder:4:2}" 'NR > 1 && $1 == id' "$tree/build/grade/results.csv" 2> /dev/null | wc -l)
+    if [ $rc -eq 0 ] && [[ $r =~ (TODO|SKIP) ]] && [ "$stale" -eq 0 ] && [ "$csv_rows" -eq 0 ]; then
+        pass "walk-through: $gpu_folder fixed and graded again: the build failure cleared (${r#*"$gpu_folder"})" | sed 's/   */ /g'
+    else
+        fail "walk-through: $gpu_folder fixed: exit $rc, row '${r:-none}', $stale FAIL lines, $csv_rows rows in results.csv"
+    fi
 else
     echo "SKIP walk-through: a syntax error in a GPU step: no nvcc here"
 fi

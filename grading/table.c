@@ -176,9 +176,15 @@ size_t add_earlier(const grader *g, const char *csv_path, outcome **outs, size_t
                 s = &g->reg.steps[k];
         if (!s)
             continue;
-        int seen = 0; /* a result of this run (PASS or FAIL: it has a row) replaces it, as does a row already kept */
+        /* A result of this run (PASS or FAIL: it has a row) replaces it, as does a row already kept; a
+         * failure before any case (the build, or no binary: a row without a case) is gone once the step
+         * builds, though a SKIP or TODO leaves no row of its own (a step02 fixed on a machine without a
+         * GPU once kept its build failure under the SKIP). */
+        const int before_cases = !strcmp(nb_csv_get(&c, r, "tag"), "grade-error") &&
+                                 !strcmp(nb_csv_get(&c, r, "bodies"), "0");
+        int seen = 0;
         for (size_t k = 0; k < count; ++k)
-            seen |= (*outs)[k].s == s && (*outs)[k].row;
+            seen |= (*outs)[k].s == s && ((*outs)[k].row || (before_cases && (*outs)[k].built));
         if (seen)
             continue;
         outcome *more = (outcome *)realloc(*outs, (count + 1) * sizeof(outcome));
@@ -202,7 +208,9 @@ size_t add_earlier(const grader *g, const char *csv_path, outcome **outs, size_t
         o->gint = cell_num(&c, r, "ginteractions_s");
         o->timed = pass && o->loop_s > 0.0 && o->gint > 0.0;
         o->speedup_base = o->speedup_prev = -1.0;
-        if (!pass)
+        if (!pass && before_cases)
+            textf(o->reason, sizeof o->reason, "failed before its cases (the build, or no binary)");
+        else if (!pass)
             textf(o->reason, sizeof o->reason, "failed (case N=%s S=%s %s %s)", nb_csv_get(&c, r, "bodies"),
                   nb_csv_get(&c, r, "systems"), nb_csv_get(&c, r, "model"), nb_csv_get(&c, r, "masses"));
         o->row = join_row(&c, r); /* the row as it was */
