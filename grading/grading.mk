@@ -5,12 +5,18 @@
 #   GRADE_CHECK_N GRADE_JOBS GRADE_TIMEOUT (seconds per case): the correctness cases
 
 GRADE_DIR       ?= $(BUILD)/grade
-GRADE_N         ?= 65536
-GRADE_S         ?= 1
-GRADE_STEPS     ?= 10
-GRADE_CPU_STEPS ?= 1
-GRADE_REPEAT    ?= 3
-GRADE_TIMEOUT   ?= 900
+# The grade's constants have one home, lab.conf (read as data by grading/lab-conf.sh): its values become
+# LAB_GRADE_N ... here, the defaults below, and the grader's own defaults (-D, options.c), so that
+# grade --help and a grade without make say the same. A command line's or the environment's wins.
+LAB_CONF_GRADE := GRADE_N GRADE_S GRADE_STEPS GRADE_CPU_STEPS GRADE_REPEAT GRADE_TIMEOUT
+$(foreach kv,$(shell bash grading/lab-conf.sh $(LAB_CONF_GRADE)),$(eval LAB_$(kv)))
+$(foreach k,$(LAB_CONF_GRADE),$(if $(LAB_$(k)),,$(error lab.conf: no value for $(k) (grading/lab-conf.sh))))
+GRADE_N         ?= $(LAB_GRADE_N)
+GRADE_S         ?= $(LAB_GRADE_S)
+GRADE_STEPS     ?= $(LAB_GRADE_STEPS)
+GRADE_CPU_STEPS ?= $(LAB_GRADE_CPU_STEPS)
+GRADE_REPEAT    ?= $(LAB_GRADE_REPEAT)
+GRADE_TIMEOUT   ?= $(LAB_GRADE_TIMEOUT)
 GRADE_CHECK_N   ?= 1 2 31 257 1000 4099 16384
 # The steps' workers: auto (bubblewrap where it runs, else said once and unsandboxed), require, off.
 GRADE_SANDBOX   ?= auto
@@ -37,6 +43,10 @@ GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/grading/%.o)
 $(GRADER_OBJ): $(BUILD)/obj/grading/%.o: grading/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# lab.conf's constants, compiled into the grader's defaults (grading/options.c).
+$(BUILD)/obj/grading/options.o: override CFLAGS += $(foreach k,$(LAB_CONF_GRADE),-DLAB_$(k)=$(LAB_$(k)))
+$(BUILD)/obj/grading/options.o: lab.conf
 
 $(GRADER): $(GRADER_OBJ) $(LIBNBODY)
 	@mkdir -p $(@D)

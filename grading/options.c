@@ -13,6 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The grade's constants: lab.conf is their one home, compiled in by grading/grading.mk (-DLAB_GRADE_N=...). */
+#if !defined LAB_GRADE_N || !defined LAB_GRADE_S || !defined LAB_GRADE_STEPS || !defined LAB_GRADE_CPU_STEPS || \
+    !defined LAB_GRADE_REPEAT || !defined LAB_GRADE_TIMEOUT
+#error "build the grader with make (grading/grading.mk): lab.conf's GRADE_* constants come as -DLAB_GRADE_*"
+#endif
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+
 /* The bodies per system of the correctness cases (cases.c makes the cases from them). */
 static const uint64_t default_check_n[] = {1, 2, 31, 257, 1000, 4099, 16384};
 
@@ -38,19 +46,19 @@ static void usage(FILE *f)
             "      --check-n \"1 2 31\"  bodies per system of the cases (default 1 2 31 257 1000 4099 16384)\n"
             "      --ref-cache DIR     keep the fp64 references here (default OUT/ref-cache)\n"
             "      --jobs J            cases run at once (default 1)\n"
-            "      --timeout SECONDS   limit for one case, the timing run or a build (default 900)\n"
+            "      --timeout SECONDS   limit for one case, the timing run or a build (default " TEXT(LAB_GRADE_TIMEOUT) ")\n"
             "      --sandbox MODE      the steps' workers: auto (default: bubblewrap where it runs, else said\n"
             "                          once and unsandboxed), require (refuse to grade without it), off\n"
             "      --sandbox-hide DIR  one more folder the workers must not see (OUT always; up to 2)\n"
             "\n"
             "Timing (after validation at that size and, on a GPU, one warm-up step)\n"
-            "      --bodies N          ladder size (default 65536)\n"
-            "      --systems S         systems (default 1)\n"
+            "      --bodies N          ladder size (default " TEXT(LAB_GRADE_N) ", lab.conf's GRADE_N)\n"
+            "      --systems S         systems (default " TEXT(LAB_GRADE_S) ")\n"
             "      --seed N            the timed problem's seed (default: drawn afresh for every grade, so that\n"
             "                          no build or worker can know the problem before it is asked)\n"
-            "      --gpu-steps K       time steps per GPU run (default 10)\n"
-            "      --cpu-steps K       time steps per CPU run (default 1: interactions/s are compared)\n"
-            "      --repeat R          timed repeats, median reported (default 3, at least 3)\n"
+            "      --gpu-steps K       time steps per GPU run (default " TEXT(LAB_GRADE_STEPS) ")\n"
+            "      --cpu-steps K       time steps per CPU run (default " TEXT(LAB_GRADE_CPU_STEPS) ": interactions/s are compared)\n"
+            "      --repeat R          timed repeats, median reported (default " TEXT(LAB_GRADE_REPEAT) ", at least 3)\n"
             "      --no-timing         check only\n"
             "\n"
             "Output\n"
@@ -139,13 +147,13 @@ int parse_args(int argc, char **argv, options *o)
     o->instructions = "report/data/instructions.csv";
     memcpy(o->check_n, default_check_n, sizeof default_check_n);
     o->check_n_count = sizeof default_check_n / sizeof default_check_n[0];
-    o->bodies = 65536;
-    o->systems = 1;
-    o->gpu_steps = 10;
-    o->cpu_steps = 1;
-    o->repeat = 3;
+    o->bodies = LAB_GRADE_N;
+    o->systems = LAB_GRADE_S;
+    o->gpu_steps = LAB_GRADE_STEPS;
+    o->cpu_steps = LAB_GRADE_CPU_STEPS;
+    o->repeat = LAB_GRADE_REPEAT;
     o->jobs = 1;
-    o->timeout = 900.0;
+    o->timeout = LAB_GRADE_TIMEOUT;
     o->sandbox = "auto";
     opterr = 0;
     int c;

@@ -177,6 +177,10 @@ test-floors:  ## the grader's includes stand on floors (grading/floors.sh), and 
 test-todo:  ## every stub's TODO message read whole by grading/todo.awk, one split over lines too (tests/todo-check.sh)
 	@bash tests/todo-check.sh
 
+.PHONY: test-conf
+test-conf:  ## the grade's constants have one home, lab.conf: make, the grader and the report read it (tests/lab-conf-check.sh)
+	@bash tests/lab-conf-check.sh
+
 .PHONY: test-answers
 test-answers:  ## [instructors] the instructors' worked answers that are code or a CPU build still hold (tests/answers.sh)
 	@test -f tests/answers.sh || { echo "make test-answers: the instructors' check (tests/answers.sh) is not in this copy"; exit 2; }
@@ -194,7 +198,7 @@ test-rebound: $(REBOUND_BINS)  ## REBOUND's leapfrog from the lab's bodies: step
 
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
 # test-answers (tests/answers.sh) is the instructors' and not in a handout.
-TEST_EXTRA ?= test-features test-resume test-rebound test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-todo test-floors test-tools test-stagger test-ladder \
+TEST_EXTRA ?= test-features test-resume test-rebound test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-todo test-conf test-floors test-tools test-stagger test-ladder \
   $(if $(wildcard tests/answers.sh),test-answers)
 # Its last line is the verdict, "N passed, N failed, N skipped" (tests/all.sh); the compilers' command
 # lines show with V=1 only.

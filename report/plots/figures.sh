@@ -26,7 +26,8 @@ registry_ids id folder > "$tmp/registry.tsv" || exit 2
 # The ladder by the grader's drawer, so that `make grade` and the report draw one figure with one speedup
 # and one ceiling formula. Its inputs are kept in $build/report/ (their paths show in the figure):
 #   ladder.csv        the results CSV (the grader's header): of each step the latest recording's row of tag
-#                     ladder or grade-ladder at N = 65536; a column an older recording lacks is empty
+#                     ladder or grade-ladder at the ladder's N (lab.conf's GRADE_N); a column an older
+#                     recording lacks is empty
 #   instructions.csv  every recorded instructions.csv, oldest first (the drawer keeps a step's last row)
 #   gpu.csv           every recorded gpu.csv: the SM counts, for the ceiling without a GPU here
 draw_ladder() {
@@ -37,16 +38,17 @@ draw_ladder() {
     [ -n "$src" ] || { echo "figures: ladder: no recorded ladder rows in $data (make report records them)" >&2; return 1; }
     "$grader" --results-header > "$in/ladder.csv" || return 1
     # shellcheck disable=SC2086 # $src: file names without spaces (recordings.sh)
+    local n keep
+    n=$(. grading/lab-conf.sh && lab_conf_file GRADE_N) && [ -n "$n" ] || { echo "figures: ladder: lab.conf has no GRADE_N" >&2; return 1; }
     # One machine's rows only, as the tables' ratios: the speedups are over step00, so a step whose row shares
     # neither step00's device nor its recording (the CPU and GPU of one host) is left out of the figure
     # (the README's table shows it, and says why it is not divided).
-    local keep
     # shellcheck disable=SC2086
-    keep=$(awk -f report/query/pick.awk -v cols=step,device,_recording -v where='tag~^(grade-)?ladder$;bodies=65536' \
+    keep=$(awk -f report/query/pick.awk -v cols=step,device,_recording -v where="tag~^(grade-)?ladder\$;bodies=$n" \
         -v need=kernel_s -v key=step $src | awk -F, '{ s[NR] = $1; d[NR] = $2; r[NR] = $3; if ($1 == "00") { bd = $2; br = $3; b = 1 } }
         END { for (i = 1; i <= NR; ++i) if (!b || d[i] == bd || r[i] == br) printf "%s ", s[i] }') || return 1
     # shellcheck disable=SC2086
-    awk -f report/query/pick.awk -v cols="$(cat "$in/ladder.csv")" -v where='tag~^(grade-)?ladder$;bodies=65536' \
+    awk -f report/query/pick.awk -v cols="$(cat "$in/ladder.csv")" -v where="tag~^(grade-)?ladder\$;bodies=$n" \
         -v need=kernel_s -v key=step -v absent=empty $src | awk -F, -v keep=" $keep" 'index(keep, " " $1 " ")' |
         sort -t, -k1,1 >> "$in/ladder.csv" || return 1
     local args=(--plot "$in/ladder.csv" --out "$out")

@@ -3,9 +3,10 @@
 # OUTDIR, replacing that phase's earlier recording only when the phase has finished:
 #
 #   env         machine.txt, nvidia-smi.csv (clocks at the start and end of every GPU phase), gpu.csv (SMs)
-#   cpu         ladder-cpu.csv, throughput-cpu.csv: the CPU steps at N = 65536, and at N = 4096 ... 32768
-#   ladder      ladder.csv: every GPU step at N = 65536
-#   throughput  throughput.csv: every GPU step at N = 4096 ... 1048576 but 65536, the ladder's (MEASURE_MAX_N)
+#   cpu         ladder-cpu.csv, throughput-cpu.csv: the CPU steps at the ladder's N (lab.conf's GRADE_N),
+#               and at N = 4096 ... 32768
+#   ladder      ladder.csv: every GPU step at the ladder's N
+#   throughput  throughput.csv: every GPU step at N = 4096 ... 1048576 but the ladder's (MEASURE_MAX_N)
 #   block       block.csv: step02 and step03 over --block 32 ... 1024 (in step03 the block is the tile)
 #   unroll      unroll.csv: step04 built with UNROLL 1 ... 32 x BODIES_PER_THREAD 1 ... 8, N = 131072
 #   tile        tile.csv: step04 and step06 built with TILE (bodies per shared-memory tile) 128 ... 2048, N = 131072
@@ -42,6 +43,9 @@ out=$(cd "$outdir" && pwd)
 cd "$(dirname "$0")/../.." || exit 2
 
 build=${BUILD:-build}
+. grading/lab-conf.sh
+ladder_n=$(lab_conf_file GRADE_N) # the ladder's N: lab.conf's, what the report's tables select (not the environment's)
+[ -n "$ladder_n" ] || { echo "measure.sh: lab.conf has no GRADE_N" >&2; exit 2; }
 target_s=${MEASURE_TARGET_S:-0.15}
 max_n=${MEASURE_MAX_N:-1048576}
 phys_step=${PHYS_STEP:-step01_omp}
@@ -215,16 +219,16 @@ fi
 
 # ---- cpu: the CPU steps, ladder and throughput ------------------------------------------------
 if has cpu; then
-    say "cpu steps: ladder at N=65536 and throughput at N=4096..32768"
+    say "cpu steps: ladder at N=$ladder_n and throughput at N=4096..32768"
     begin_phase ladder-cpu.csv
     begin_phase throughput-cpu.csv
     for s in $cpu_steps; do
         exe=$bin/$s
         rate=$(probe_rate "$exe" 4096 1 1)
         note "$s: about $rate G int/s at N=4096"
-        k=$(steps_for "$rate" 65536 1)
-        run "$partial/ladder-cpu.csv" ladder "$exe" -n 65536 --steps "$k" --repeat "$(repeats_for "$rate" 65536 1 "$k")"
-        for n in 4096 8192 16384 32768; do   # N = 65536 is the ladder's row
+        k=$(steps_for "$rate" "$ladder_n" 1)
+        run "$partial/ladder-cpu.csv" ladder "$exe" -n "$ladder_n" --steps "$k" --repeat "$(repeats_for "$rate" "$ladder_n" 1 "$k")"
+        for n in 4096 8192 16384 32768; do   # the ladder's N is its own row
             k=$(steps_for "$rate" "$n" 1)
             run "$partial/throughput-cpu.csv" throughput "$exe" -n "$n" --steps "$k" --repeat "$(repeats_for "$rate" "$n" 1 "$k")" &&
                 rate=$(last_field "$partial/throughput-cpu.csv" ginteractions_s)
@@ -236,15 +240,15 @@ if has cpu; then
     echo "load average (1, 5, 15 min) after the cpu phase: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" | tee -a "$out/machine.txt" | sed 's/^/    /'
 fi
 
-# ---- ladder: every GPU step at N = 65536 -------------------------------------------------------
+# ---- ladder: every GPU step at the ladder's N ---------------------------------------------------
 if has ladder && gpu_phase ladder; then
     begin_phase ladder.csv
     for s in $gpu_steps; do
         exe=$bin/$s
         [ -x "$exe" ] || { note "$s: not built, skipped"; continue; }
-        rate=$(probe_rate "$exe" 65536 1 2)
-        k=$(steps_for "$rate" 65536 1)
-        run "$partial/ladder.csv" ladder "$exe" -n 65536 --steps "$k" --repeat 5
+        rate=$(probe_rate "$exe" "$ladder_n" 1 2)
+        k=$(steps_for "$rate" "$ladder_n" 1)
+        run "$partial/ladder.csv" ladder "$exe" -n "$ladder_n" --steps "$k" --repeat 5
     done
     end_phase ladder.csv
     smi_log ladder-end
@@ -258,7 +262,7 @@ if has throughput && gpu_phase throughput; then
         [ -x "$exe" ] || { note "$s: not built, skipped"; continue; }
         rate=$(probe_rate "$exe" 4096 1 20)
         for ((n = 4096; n <= max_n; n *= 2)); do
-            [ $n = 65536 ] && continue     # the ladder's row
+            [ $n = "$ladder_n" ] && continue     # the ladder's row
             k=$(steps_for "$rate" "$n" 1)
             run "$partial/throughput.csv" throughput "$exe" -n "$n" --steps "$k" --repeat "$(repeats_for "$rate" "$n" 1 "$k")" &&
                 rate=$(last_field "$partial/throughput.csv" ginteractions_s)

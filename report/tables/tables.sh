@@ -12,6 +12,10 @@ report=${REPORT_MD:-report/REPORT.md}
 readme=${README_MD:-README.md}
 lessons=${LESSONS_DIR:-.} # where the step folders' lesson READMEs are (report/tables/tables-check.sh points it elsewhere)
 specs=report/tables/sections.spec
+# The ladder's N: lab.conf's GRADE_N, its one home (the environment's is a grade's, not the recordings').
+. grading/lab-conf.sh
+ladder_n=$(lab_conf_file GRADE_N)
+[ -n "$ladder_n" ] || { echo "tables: lab.conf has no GRADE_N" >&2; exit 2; }
 pick() { awk -f report/query/pick.awk "$@"; }
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -59,7 +63,7 @@ while IFS= read -r line; do
         cur=${BASH_REMATCH[2]}
         [ "${BASH_REMATCH[1]}" = section ] && sections+=("$cur")
     elif [[ $line =~ ^[[:space:]]+([a-z+-]+)[[:space:]]+(.*)$ ]] && [ -n "${cur:-}" ]; then
-        spec[$cur.${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+        spec[$cur.${BASH_REMATCH[1]}]=${BASH_REMATCH[2]//@LADDER_N@/$ladder_n} # the spec's @LADDER_N@: lab.conf's
     else
         echo "tables: $specs: cannot read '$line'" >&2
         exit 2
@@ -419,7 +423,7 @@ done
 # printed the same way (same files, same rows, same rounding), so a lesson's number is the README's and
 # REPORT's; then the sections whose spec names the step under "lessons" (REPORT's bytes, or with "into lesson" here only).
 lesson_block() { # ID: the measured block of step ID
-    local id=$1 lad thr sel='tag~^(grade-)?ladder$;bodies=65536' tsel='tag~^(ladder|throughput)$;systems=1' sec secs='' row
+    local id=$1 lad thr sel="tag~^(grade-)?ladder\$;bodies=$ladder_n" tsel='tag~^(ladder|throughput)$;systems=1' sec secs='' row
     read -r -a lad <<< "$(files ladder-cpu.csv grade-ladder.csv ladder.csv)"
     read -r -a thr <<< "$(files ladder-cpu.csv throughput-cpu.csv ladder.csv throughput.csv)"
     for sec in "${sections[@]}"; do
@@ -432,7 +436,7 @@ lesson_block() { # ID: the measured block of step ID
             echo
             return
         fi
-        none "No ladder row of step $id is recorded (N = 65536: make grade on a GPU machine). Its own measurements:"
+        none "No ladder row of step $id is recorded (N = $ladder_n: make grade on a GPU machine). Its own measurements:"
     else
         pick -v cols=step,bodies,ginteractions_s,device,threads,date,commit,_recording -v where="$sel;step=$id" -v need=kernel_s -v key=step "${lad[@]}" |
             render -v table=lesson-ladder -v id="$id"
@@ -442,9 +446,9 @@ lesson_block() { # ID: the measured block of step ID
             sort -t, -k2,2n | render -v table=lesson-throughput -v id="$id")
         if [ -n "$row" ]; then
             printf '%s\n\n' "$row"
-            echo "The ladder's row of this step (N = 65536; the whole ladder: README.md) and its throughput row (REPORT, one system); written by \`make figures\` from report/data, checked by \`make test-tables\`."
+            echo "The ladder's row of this step (N = $ladder_n; the whole ladder: README.md) and its throughput row (REPORT, one system); written by \`make figures\` from report/data, checked by \`make test-tables\`."
         else
-            echo "The ladder's row of this step (N = 65536; the whole ladder: README.md); written by \`make figures\` from report/data, checked by \`make test-tables\`."
+            echo "The ladder's row of this step (N = $ladder_n; the whole ladder: README.md); written by \`make figures\` from report/data, checked by \`make test-tables\`."
         fi
     fi
     for sec in $secs; do cat "$tmp/sec-$sec"; done
