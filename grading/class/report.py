@@ -24,7 +24,7 @@ import secrets
 import statistics
 import sys
 
-COLUMNS = ["student", "step", "verdict", "acc_err", "state_err", "loop_s", "ginteractions_s", "reason"]
+COLUMNS = ["student", "step", "verdict", "acc_err", "state_err", "loop_s", "ginteractions_s", "reason", "cause"]
 VERDICTS = ("PASS", "FAIL", "TODO", "SKIP", "ERROR")
 LOG_LINES = 40          # the excerpt of a failing case's log
 LOG_READ_CAP = 1 << 20  # bytes read from a log at most: a flood's log is up to 16 MiB
@@ -96,6 +96,30 @@ def log_excerpt(log_path, grade_dir):
     return text if text.strip() else "(the log is empty)"
 
 
+def fmt_err(v):
+    """An error as the student's own table prints it (grading/table.c, format_err): %.1e, NaN, or -."""
+    if v is None or (not math.isnan(v) and v < 0):
+        return "-"
+    return "NaN" if math.isnan(v) else f"{v:.1e}"
+
+
+def row_errors(row):
+    """The errors of the step's row in results.csv (the failing case's for a FAIL, the ladder run's for a
+    PASS), the measure the student's own table shows (grading/table.c, row_errors): acc_max, and the
+    larger of state_pos and state_vel; None where not measured. verdicts.csv's acc_err is another one,
+    the worst over every run of the step (the diagnostic set's too)."""
+    acc = number(row.get("acc_max", ""))
+    pos, vel = number(row.get("state_pos", "")), number(row.get("state_vel", ""))
+    acc = None if acc is None or (not math.isnan(acc) and acc < 0) else acc
+    if pos is None or vel is None:
+        state = None
+    elif math.isnan(pos) or math.isnan(vel):
+        state = math.nan
+    else:
+        state = None if max(pos, vel) < 0 else max(pos, vel)
+    return acc, state
+
+
 def fmt_num(v, unit=""):
     if v is None:
         return "-"
@@ -129,11 +153,13 @@ def student(a):
     vpath = os.path.join(a.out, "grade", "verdicts.csv")
     finished = status in (0, 2) and os.path.isfile(vpath)
     verdicts = {r.get("step", ""): r for r in read_csv(vpath)} if finished else {}
+    # The step's row of results.csv: the errors the student's own table shows.
+    results = {r.get("step", ""): r for r in read_csv(os.path.join(a.out, "grade", "results.csv"))} if finished else {}
 
     rows, failures = [], {}
     for step, what, why in plan:
         row = {"student": a.id, "step": step, "verdict": "", "acc_err": "", "state_err": "", "loop_s": "",
-               "ginteractions_s": "", "reason": ""}
+               "ginteractions_s": "", "reason": "", "cause": ""}
         if what == "missing":
             row.update(verdict="TODO", reason=why)
         elif what == "refused":
@@ -149,9 +175,14 @@ def student(a):
             verdict = v.get("verdict", "")
             row.update(verdict=verdict if verdict in VERDICTS[:4] else "ERROR",
                        reason=clean(v.get("reason", "")) if verdict in VERDICTS[:4] else f"unknown verdict {clean(verdict, 20)!r}")
-            for col in ("acc_err", "state_err", "loop_s", "ginteractions_s"):
+            for col in ("loop_s", "ginteractions_s"):
                 n = number(v.get(col, ""))
                 row[col] = "" if n is None else ("nan" if math.isnan(n) else f"{n:.6g}")
+            if verdict in ("PASS", "FAIL") and step in results:
+                for col, n in zip(("acc_err", "state_err"), row_errors(results[step])):
+                    row[col] = "" if n is None else ("nan" if math.isnan(n) else f"{n:.6g}")
+            if verdict == "FAIL":
+                row["cause"] = clean(v.get("cause", ""))
             if verdict == "FAIL":
                 failures[step] = (clean(v.get("failed_case", ""), 200), log_excerpt(v.get("log", ""), a.grade_dir))
         rows.append(row)
@@ -164,15 +195,18 @@ def student(a):
     for step, (case, excerpt) in failures.items():
         r = next(r for r in rows if r["step"] == step)
         write_text(os.path.join(a.out, "failures", f"{step}.txt"),
-                   f"step {step} ({folders.get(step, '?')}): FAIL\nreason: {r['reason']}\nfailed case: {case or '-'}\n"
+                   f"step {step} ({folders.get(step, '?')}): FAIL\nreason: {r['reason']}\n"
+                   f"likely cause: {r['cause'] or '-'}\nfailed case: {case or '-'}\n"
                    f"log (its first {LOG_LINES} lines, control characters removed):\n{excerpt}\n")
 
     # The grade table, as text.
     lines = [f"{'step':<5}{'name':<21}{'verdict':<8}{'acc err':<10}{'state err':<10}{'loop time':<11}{'G int/s':<10}reason"]
     for r in rows:
         lines.append(f"{r['step']:<5}{folders.get(r['step'], '?'):<21.20}{r['verdict']:<8}"
-                     f"{fmt_num(number(r['acc_err'])):<10}{fmt_num(number(r['state_err'])):<10}"
+                     f"{fmt_err(number(r['acc_err'])):<10}{fmt_err(number(r['state_err'])):<10}"
                      f"{fmt_num(number(r['loop_s']), 's'):<11}{fmt_num(number(r['ginteractions_s'])):<10}{r['reason']}")
+        if r["cause"]:
+            lines.append(f"{'':<34}likely cause: {r['cause']}")
     graded = sum(1 for r in rows)
     passed = sum(1 for r in rows if r["verdict"] == "PASS")
     lines.append(f"\n{a.id}: {passed} of {graded} steps PASS ({a.elapsed} s)")
@@ -180,6 +214,8 @@ def student(a):
 
     def test_output(r):
         text = f"{r['verdict']}: {r['reason']}" if r["reason"] else r["verdict"]
+        if r["cause"]:
+            text += f"\nlikely cause: {r['cause']}"
         if r["step"] in failures:
             case, excerpt = failures[r["step"]]
             text += f"\nfailed case: {case or '-'}\n{excerpt}"
@@ -329,7 +365,8 @@ def collect(a):
                 continue
             g = number(r["ginteractions_s"])
             extra = f" {fmt_num(g)} G/s" if r["verdict"] == "PASS" and g is not None else ""
-            reason = r["reason"].replace(f"/{sid}/", f"/{shown[sid]}/") if key else r["reason"]  # a path in a reason names the id
+            reason = r["reason"] + (f" (likely cause: {r['cause']})" if r["cause"] else "")
+            reason = reason.replace(f"/{sid}/", f"/{shown[sid]}/") if key else reason  # a path in a reason names the id
             cells.append(f'<td style="background:{colour.get(r["verdict"], "#fff")}" title="{e(reason)}">'
                          f"{e(r['verdict'])}{e(extra)}</td>")
         npass = sum(1 for step in steps if by.get((sid, step), {}).get("verdict") == "PASS")
@@ -339,7 +376,8 @@ def collect(a):
         out_html.append("<h2>Reasons</h2><ul>")
         for r in rows:
             if r["verdict"] in ("FAIL", "ERROR"):
-                out_html.append(f"<li>{e(r['student'])} step {e(r['step'])}: {e(r['verdict'])}: {e(r['reason'])}</li>")
+                cause = f" <i>likely cause: {e(r['cause'])}</i>" if r["cause"] else ""
+                out_html.append(f"<li>{e(r['student'])} step {e(r['step'])}: {e(r['verdict'])}: {e(r['reason'])}{cause}</li>")
         out_html.append("</ul>")
     out_html.append("</body></html>")
     write_text(os.path.join(out, "index.html"), "\n".join(out_html) + "\n")

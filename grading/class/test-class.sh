@@ -3,7 +3,9 @@
 # test-class.sh WORK: make test-class. Five synthetic students of steps 00 and 01, made from the lab's own
 # solutions, graded by `make grade-class` into WORK/out (WORK made afresh), and every output checked:
 #   correct   both steps the lab's solutions                          00 PASS, 01 PASS
-#   wrong     00 with a sign flipped; 01 over the 1 MiB limit           00 FAIL, 01 ERROR (refused)
+#   wrong     00 with its masses left out; 01 over the 1 MiB limit      00 FAIL (its likely cause named,
+#                                                                       its errors the grade table's),
+#                                                                       01 ERROR (refused)
 #   broken    00 does not compile (its error holds HTML and quotes);  00 FAIL (build failed), 01 TODO
 #             01 the handout's stub
 #   hang      00 never returns (for (;;)); 01 not submitted            00 FAIL (its case timed out), 01 TODO
@@ -39,7 +41,7 @@ cp "$step00" "$subs/correct/step00_serial/nbody.c"
 cp "$step01" "$subs/correct/step01_omp/nbody.c"
 
 flip='s/= x\[j\] - x\[i\]/= x[i] - x[j]/;s/= y\[j\] - y\[i\]/= y[i] - y[j]/;s/= z\[j\] - z\[i\]/= z[i] - z[j]/'
-sed "$flip" "$step00" > "$subs/wrong/step00_serial/nbody.c"
+sed 's/= m\[j\] \* inv \* inv \* inv/= inv * inv * inv/' "$step00" > "$subs/wrong/step00_serial/nbody.c"
 { cat "$step01"; head -c 1100000 /dev/zero | tr '\0' '\n'; } > "$subs/wrong/step01_omp/nbody.c"
 
 { cat "$step00"; echo '#error "</td><script>alert(1)</script> & \"quoted\" \\ back"'; } > "$subs/broken/step00_serial/nbody.c"
@@ -96,7 +98,7 @@ echo "not a student" > "$subs/README.txt"
 mkdir -p "$subs/bad name/step00_serial"
 
 check "the planted faults changed their sources (sign, hang, forge)" \
-    bash -c "! cmp -s '$step00' '$subs/wrong/step00_serial/nbody.c' && grep -q 'for (;;)' '$subs/hang/step00_serial/nbody.c' && grep -q '^    forge();' '$subs/cheat/step00_serial/nbody.c'"
+    bash -c "! cmp -s '$step00' '$subs/wrong/step00_serial/nbody.c' && ! cmp -s '$step00' '$subs/cheat/step00_serial/nbody.c' && grep -q 'for (;;)' '$subs/hang/step00_serial/nbody.c' && grep -q '^    forge();' '$subs/cheat/step00_serial/nbody.c'"
 check "the stub of step01 still says TODO" bash -c "awk -f '$here/grading/todo.awk' '$subs/broken/step01_omp/nbody.c' > /dev/null"
 sums_before=$(cd "$subs" && find . -type f -exec sha256sum {} + | sort; sha256sum "$step00" "$step01")
 
@@ -125,7 +127,7 @@ rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["student"]
 print(rows[0]["verdict"] + "|" + rows[0]["reason"] if len(rows) == 1 else "missing")
 EOF
 }
-check "class.csv: its header" bash -c "head -n 1 '$out/class.csv' | grep -qx 'student,step,verdict,acc_err,state_err,loop_s,ginteractions_s,reason'"
+check "class.csv: its header" bash -c "head -n 1 '$out/class.csv' | grep -qx 'student,step,verdict,acc_err,state_err,loop_s,ginteractions_s,reason,cause'"
 check "class.csv: 10 rows, 5 students x 2 steps" test "$(python3 -c "import csv,sys; print(len(list(csv.DictReader(open(sys.argv[1])))))" "$out/class.csv")" = 10
 expect() { # expect STUDENT STEP VERDICT [REASON-REGEX]
     local got
@@ -187,6 +189,32 @@ for s in wrong broken hang cheat; do
         bash -c "grep -q '^failed case: ' '$f' && [ \$(sed -n '/^log /,\$p' '$f' | tail -n +2 | wc -l) -le 40 ] && ! LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]' '$f'"
 done
 check "correct: no failures folder" test ! -e "$out/students/correct/failures"
+
+# The likely cause (grading/cause.c) of wrong's step 00, the masses left out, reaches every output, as it
+# does the student's own make grade; and class.csv's errors are those of the student's own table (once
+# the worst over every run, the diagnostic set's N = 4096 too: 4095 against the table's 3.0e+01).
+w=$out/students/wrong
+cause=$(python3 -c "import csv,sys; print([r['cause'] for r in csv.DictReader(open(sys.argv[1])) if r['student'] == 'wrong' and r['step'] == '00'][0])" "$out/class.csv" 2> /dev/null)
+check "class.csv: wrong step 00's likely cause is named (${cause:0:60}...)" test "${cause%%:*}" = constant-factor
+names_cause() { grep -qF -- "likely cause: $cause" "$w/grade.txt" && grep -qF -- "likely cause: $cause" "$w/failures/00.txt"; }
+check "grade.txt and failures/00.txt name it" names_cause
+check "both results.json name it in step 00's output" python3 -c "
+import json, sys
+for f in sys.argv[1:3]:
+    tests = json.load(open(f))['tests']
+    if not any(('likely cause: ' + sys.argv[3]) in t['output'] for t in tests):
+        sys.exit(1)" "$w/gradescope/results.json" "$w/prairielearn/results.json" "$cause"
+CLASS_PSEUDONYMS=0 bash "$here/grading/class/collect.sh" "$out" > /dev/null
+check "index.html names it (its reasons list)" grep -qF "likely cause: ${cause%% *}" "$out/index.html"
+CLASS_PSEUDONYMS=1 bash "$here/grading/class/collect.sh" "$out" > /dev/null
+table=$(grep -E '^00 +step00_serial +FAIL ' "$w/grade.log" | awk '{ print $5 " " $6 }')
+csv_err=$(python3 -c "
+import csv, sys
+r = [r for r in csv.DictReader(open(sys.argv[1])) if r['student'] == 'wrong' and r['step'] == '00'][0]
+f = lambda c: '%.1e' % float(c) if c not in ('', 'nan') else ('NaN' if c == 'nan' else '-')
+print(f(r['acc_err']), f(r['state_err']))" "$out/class.csv" 2> /dev/null)
+check "class.csv: wrong step 00's errors are its grade table's (table '$table', class.csv '$csv_err')" \
+    bash -c "[ -n '$table' ] && [ '$table' = '$csv_err' ]"
 
 # Nothing of one submission reached another, the lab, or the submissions.
 check "the cheat's forged files are nowhere: not in OUT, the lab or the submissions" \
