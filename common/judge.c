@@ -804,6 +804,22 @@ static int record_row(const harness *h, const nb_check *c, const char *pass, con
     r.threads = 1;
 #endif
     r.block = h->block;
+    /* What the judge handed the step (run->extra), where the step takes it: the tables read these
+     * columns, never the step's config. theta as the float the step gets, printed %g. */
+    static char theta[32], levels[16], eta[32];
+    static const char *const decompose[] = {"auto", "systems", "bodies"};
+    if (h->features & NB_FEATURE_THETA) {
+        snprintf(theta, sizeof theta, "%g", (double)h->run.extra.theta);
+        r.theta = theta;
+    }
+    if (h->features & NB_FEATURE_BLOCK_STEPS) {
+        snprintf(levels, sizeof levels, "%u", h->run.extra.levels);
+        snprintf(eta, sizeof eta, "%g", (double)h->run.extra.eta);
+        r.levels = levels;
+        r.eta = eta;
+    }
+    if ((h->features & NB_FEATURE_DECOMPOSE) && h->run.extra.decompose >= 0 && h->run.extra.decompose <= 2)
+        r.decompose = decompose[h->run.extra.decompose];
     r.config = h->config;
     r.worker = h->sandboxed ? "sandboxed" : "unsandboxed";
     r.timing = "";

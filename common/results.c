@@ -144,6 +144,10 @@ static int format_row(const nb_result *r, line *l_out)
     add_text(&l, r->device, 0);
     add(&l, "%u,%u,%u,", r->gpus, r->threads, r->block);
     add_num(&l, r->clock_mhz > 0.0 ? r->clock_mhz : -1.0);
+    add_text(&l, r->theta ? r->theta : "", 0);
+    add_text(&l, r->levels ? r->levels : "", 0);
+    add_text(&l, r->eta ? r->eta : "", 0);
+    add_text(&l, r->decompose ? r->decompose : "", 0);
     add_text(&l, r->config, 0);
     add_num(&l, r->region_s);
     add_text(&l, r->worker ? r->worker : "", 0);

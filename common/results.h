@@ -15,7 +15,7 @@ extern "C" {
     "step,name,build,tag,model,masses,systems,bodies,steps,dt,eps,seed,repeat,"                      \
     "e2e_s,e2e_min_s,e2e_max_s,kernel_s,kernel_min_s,kernel_max_s,ginteractions_s,gflops,"          \
     "acc_rms,acc_max,acc_ratio,state_pos,state_vel,timed_change,timed_state,checked,pass,device,gpus,threads,block," \
-    "clock_mhz,config,region_s,worker,timing,date,commit"
+    "clock_mhz,theta,levels,eta,decompose,config,region_s,worker,timing,date,commit"
 
 typedef struct nb_result {
     const char *step, *name, *build, *tag, *model, *masses;
@@ -33,7 +33,10 @@ typedef struct nb_result {
     const char *device;
     unsigned gpus, threads, block;
     double clock_mhz;                            /* 0: not measured */
-    const char *config;
+    /* The run's facts the judge knows, as it formats them; NULL (empty field) where the step takes no such
+     * option: --theta (a tree step), --levels and --eta (block steps), --decompose (auto, systems, bodies). */
+    const char *theta, *levels, *eta, *decompose;
+    const char *config;                          /* the step's own knobs (run->info), nothing the judge knows */
     double region_s;                             /* the step's own nb_region_begin/end: shown, never graded */
     const char *worker;                          /* sandboxed or unsandboxed */
     const char *timing;                          /* k-2k (GPU: a call of 2k steps less one of k) or call */

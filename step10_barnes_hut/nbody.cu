@@ -421,8 +421,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
         return NB_EXIT_ERROR;
     }
     run->info->block = BLOCK;
-    snprintf(run->info->config, sizeof run->info->config, "theta=%g leaf=%d block=%d tree=radix", theta,
-             LEAF_BODIES, BLOCK);
+    snprintf(run->info->config, sizeof run->info->config, "leaf=%d block=%d tree=radix", LEAF_BODIES, BLOCK);
     return NB_EXIT_OK;
     /* STUB
     (void)s, (void)run, (void)tree_alloc, (void)tree_free, (void)tree_forces;

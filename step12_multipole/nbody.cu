@@ -612,7 +612,7 @@ int nb_step_run(nb_state *s, const nb_run *run)
         return NB_EXIT_ERROR;
     }
     run->info->block = BLOCK;
-    snprintf(run->info->config, sizeof run->info->config, "theta=%g open=%.3g leaf=%d block=%d tree=radix quad", theta,
+    snprintf(run->info->config, sizeof run->info->config, "open=%.3g leaf=%d block=%d tree=radix quad",
              theta > 0.0f ? theta_open : 0.0f, LEAF_BODIES, BLOCK);
     return NB_EXIT_OK;
     /* STUB

@@ -1221,10 +1221,9 @@ int nb_step_run(nb_state *s, const nb_run *run)
         return NB_EXIT_ERROR;
     }
     run->info->block = BLOCK;
-    const float eta = run->extra.eta > 0.0f ? run->extra.eta : NB_ETA_DEFAULT;
     int used = snprintf(run->info->config, sizeof run->info->config,
-                        "theta=%g open=%.3g leaf=%d block=%d levels=%u eta=%g small=%d deepest=%d level%%=", theta,
-                        theta > 0.0f ? theta_open : 0.0f, LEAF_BODIES, BLOCK, levels, eta, SMALL_ACTIVE, ls.deepest);
+                        "open=%.3g leaf=%d block=%d small=%d deepest=%d level%%=",
+                        theta > 0.0f ? theta_open : 0.0f, LEAF_BODIES, BLOCK, SMALL_ACTIVE, ls.deepest);
     for (unsigned k = 0; k < levels && used > 0 && (size_t)used < sizeof run->info->config; ++k) /* mean share of each level */
         used += snprintf(run->info->config + used, sizeof run->info->config - used, k ? ":%.3g" : "%.3g",
                          ls.dt_steps ? 100.0 * ls.bodies[k] / ((double)ls.dt_steps * count) : 0.0);

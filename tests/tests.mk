@@ -93,11 +93,13 @@ $(foreach s,$(TEST_PRESENT),$(eval $(call TEST_STEP_RULES,$(s),$(call folder_of,
 test-build: $(TEST_UNIT_PROGS) $(TEST_CPU_PROGS) $(TEST_GPU_PROGS) $(CPU_BINS)  ## build every test program
 
 # A step registered with the feature snapshots must get the whole loop from the judge, not chunks, and
-# the views it emits must reach their files through the judge.
+# the views it emits must reach their files through the judge. It takes --theta, --levels and --eta too
+# (the features theta and block_steps): the judge, not the step, writes them in the results CSV's own
+# columns (common/results.h), and the step's config stays its own.
 FEATURE_PROBE := $(TEST_DIR)/bin/feature_probe
 SUMMARY_99 := a step that writes its own snapshots
-FEATURES_99 := snapshots
-$(TEST_OBJ)/feature_probe/judge.o: common/judge.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
+FEATURES_99 := snapshots,theta,block_steps
+$(TEST_OBJ)/feature_probe/judge.o: common/judge.c $(BUILD)/gen/version.h tests/tests.mk | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
 	$(call compile_judge,99,feature_probe,test)
 $(TEST_OBJ)/feature_probe/worker.o: common/worker.c | $(BUILD)/.deps-zlib
@@ -118,6 +120,13 @@ test-features: $(FEATURE_PROBE)  ## a step registered with the feature snapshots
 	  [ "$$(cd $(TEST_DIR)/feature-snaps && ls | tr '\n' ' ')" = "snap-0000000002.nbs snap-0000000004.nbs " ]; then \
 	  echo "PASS features: a step with the feature snapshots gets the whole loop, and the judge writes the views it emits"; \
 	else echo "FAIL features: $$(tail -n 1 $(TEST_DIR)/feature-probe.log) (snapshots: $$(ls $(TEST_DIR)/feature-snaps | tr '\n' ' '))"; exit 1; fi
+	@rm -f $(TEST_DIR)/feature-probe.csv
+	@if $(FEATURE_PROBE) -q -n 8 --steps 1 --repeat 1 --validate off --theta 0.3 --levels 3 --eta 0.1 \
+	    --csv $(TEST_DIR)/feature-probe.csv >> $(TEST_DIR)/feature-probe.log 2>&1 && \
+	  got=$$(awk -f report/query/pick.awk -v cols=theta,levels,eta,decompose,config $(TEST_DIR)/feature-probe.csv) && \
+	  [ "$$got" = "0.3,3,0.1,," ]; then \
+	  echo "PASS features: the judge writes theta, levels and eta in their own columns (0.3, 3, 0.1), decompose empty, config the step's own"; \
+	else echo "FAIL features: theta,levels,eta,decompose,config of the row: '$${got:-none}' (want 0.3,3,0.1,,)"; exit 1; fi
 
 # A run resumed from a snapshot writes its snapshots on its own schedule: every K steps from its start.
 .PHONY: test-resume

@@ -12,10 +12,10 @@ if (strlen(mp) == 0) {
     eval NODATA
     exit
 }
-s10 = pickany('kernel_s,steps,acc_rms,config', 'tag=mp-frontier10;bodies=1048576', 'kernel_s', mp)
-s12 = pickany('kernel_s,steps,acc_rms,config', 'tag=mp-frontier12;bodies=1048576', 'kernel_s', mp)
-b10 = pickany('kernel_s,steps,acc_rms,config', 'tag=mp-big10;bodies=16777216', 'kernel_s', mp)
-b12 = pickany('kernel_s,steps,acc_rms,config', 'tag=mp-big12;bodies=16777216', 'kernel_s', mp)
+s10 = pickany('kernel_s,steps,acc_rms,theta', 'tag=mp-frontier10;bodies=1048576', 'kernel_s', mp)
+s12 = pickany('kernel_s,steps,acc_rms,theta', 'tag=mp-frontier12;bodies=1048576', 'kernel_s', mp)
+b10 = pickany('kernel_s,steps,acc_rms,theta', 'tag=mp-big10;bodies=16777216', 'kernel_s', mp)
+b12 = pickany('kernel_s,steps,acc_rms,theta', 'tag=mp-big12;bodies=16777216', 'kernel_s', mp)
 ecl = file('ecl-bh.csv')
 e1 = strlen(ecl) ? pickany('ms_per_step,rms,theta', 'peer=ecl-bh;n=1048576', 'ms_per_step', ecl) : 'true'
 e16 = strlen(ecl) ? pickany('ms_per_step,rms,theta', 'peer=ecl-bh;n=16777216', 'ms_per_step', ecl) : 'true'
@@ -27,7 +27,7 @@ set format y '10^{%L}'
 set key top right
 plot '< '.s10.' | sort -g' using (1e3 * $1 / $2):3 with linespoints lt 10 title 'step10, N = 1 M', \
      '< '.s12.' | sort -g' using (1e3 * $1 / $2):3 with linespoints lt 1 title 'step12 (quadrupoles), N = 1 M', \
-     '< '.s12 using (1e3 * $1 / $2):3:(substr(strcol(4), 7, strstrt(strcol(4), ' ') - 1)) with labels offset 1.2, 0.6 font ',8' notitle, \
+     '< '.s12 using (1e3 * $1 / $2):3:(strcol(4)) with labels offset 1.2, 0.6 font ',8' notitle, \
      '< '.b10.' | sort -g' using (1e3 * $1 / $2):3 with points lt 10 pt 5 ps 1.3 title 'step10, N = 16 M', \
      '< '.b12.' | sort -g' using (1e3 * $1 / $2):3 with linespoints lt 1 pt 5 ps 1.3 dt 2 title 'step12, N = 16 M', \
      '< '.e1.' | sort -g' using 1:2 with linespoints lt 3 pt 9 title 'ECL-BH, N = 1 M (its softening 0.05)', \

@@ -10,11 +10,16 @@
 # Each file has its own header line, so files with the same columns in another order mix safely.
 # A column that a file lacks reads as empty; "config.KEY" reads KEY=value out of column config;
 # "_recording" is the name of the folder the row's file is in (report/data/<recording>/FILE).
+# The judge's columns theta, levels, eta and decompose (common/results.h): a file recorded before them
+# (its header lacks the column) has the step's own words for them in config, which are read instead
+# (theta=0.5 in config is column theta 0.5), so old and new recordings select and print alike.
 # A column in cols that no file has is an error (exit 2), unless absent=empty: then it reads as empty too
 # (to write a fixed header, e.g. the results CSV's, from recordings older than some of its columns).
 BEGIN {
     FS = ","
     if (sep == "") sep = ","
+    split("theta levels eta decompose", judged_list, " ")
+    for (i in judged_list) judged[judged_list[i]] = 1
     ncols = split(cols, want, ",")
     if (ncols == 0) { print "pick.awk: no columns asked for (-v cols=a,b)" > "/dev/stderr"; bad = 1; exit 2 }
     nconds = 0
@@ -35,7 +40,8 @@ BEGIN {
 FNR == 1 {
     delete col
     for (i = 1; i <= NF; ++i) { h = $i; sub(/\r$/, "", h); col[h] = i }
-    for (i = 1; i <= ncols; ++i) if (base(want[i]) in col || want[i] == "_recording") known[want[i]] = 1
+    for (i = 1; i <= ncols; ++i)
+        if (base(want[i]) in col || want[i] == "_recording" || (want[i] in judged && "config" in col)) known[want[i]] = 1
     next
 }
 # "config.unroll": the value of unroll=... among the space-separated key=value words of column config.
@@ -43,6 +49,7 @@ function base(name) { return index(name, ".") ? substr(name, 1, index(name, ".")
 function field(name,    b, k, nw, w, i) {
     if (name == "_recording") { b = FILENAME; sub(/\/[^\/]*$/, "", b); sub(/^.*\//, "", b); return b }
     b = base(name)
+    if (b == name && name in judged && !(name in col)) return field("config." name) # an older file
     if (!(b in col)) return ""
     if (b == name) return $(col[b])
     k = substr(name, length(b) + 2) "="
