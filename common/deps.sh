@@ -4,9 +4,11 @@
 #   WHAT: zlib (snapshots' CRC-32), check (make test), gnuplot (figures; optional for make grade),
 #         mpi (OpenMPI: mpicc and mpirun, for the steps launched through mpirun and their tests),
 #         bwrap (bubblewrap: the sandbox of the steps' workers, common/README.md),
-#         slurm (slurmctld, slurmd, munged and the clients: make test-slurm's one-node cluster)
+#         slurm (slurmctld, slurmd, munged and the clients: make test-slurm's one-node cluster),
+#         python3 (the scripts the lab runs with it: report/explore/sass-model.py in make test-hardening,
+#         the class grader's reports and JSON, grading/class/report.py; the standard library only)
 set -u
-what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap|slurm}
+what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap|slurm|python3}
 cc=${CC:-gcc}
 root=${DEPS_ROOT:-}
 
@@ -24,6 +26,8 @@ have() {
         command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 ;;
     bwrap)
         command -v bwrap >/dev/null 2>&1 || { [ -n "$root" ] && [ -x "$root/usr/bin/bwrap" ]; } ;;
+    python3)
+        command -v python3 >/dev/null 2>&1 && python3 -c 'import argparse, csv, hmac, html, json, secrets, statistics' 2>/dev/null ;;
     slurm)
         for t in slurmctld slurmd munged sinfo sbatch squeue scancel srun; do
             PATH=$PATH:/usr/sbin:/sbin command -v $t >/dev/null 2>&1 || return 1
@@ -38,6 +42,7 @@ gnuplot) pkgs="gnuplot-nox" ;;
 mpi) pkgs="openmpi-bin libopenmpi-dev" ;;
 bwrap) pkgs="bubblewrap" ;;
 slurm) pkgs="slurm-wlm munge" ;;
+python3) pkgs="python3" ;;
 *) echo "deps.sh: unknown dependency '$what'" >&2; exit 2 ;;
 esac
 

@@ -18,4 +18,5 @@ case ${CLASS_PSEUDONYMS:-0} in
 0 | '') ;;
 *) echo "collect.sh: CLASS_PSEUDONYMS=${CLASS_PSEUDONYMS}: 0 or 1" >&2; exit 2 ;;
 esac
+bash "$here/../../common/deps.sh" python3 || exit 2 # installed as Check is, or the command to run
 exec python3 "$here/report.py" collect --out "$1" "${pseudo[@]}"

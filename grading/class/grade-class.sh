@@ -27,6 +27,8 @@ out=$(realpath -m -- "$out") || die "OUT=$out: not a path"
 case $out/ in "$subs"/*) die "OUT=$out is inside SUBMISSIONS: the outputs would be graded as a student" ;; esac
 case $subs/ in "$out"/*) die "SUBMISSIONS=$subs is inside OUT: keep the submissions apart from the outputs" ;; esac
 mkdir -p "$out" || die "OUT=$out: cannot create it"
+# The reports, the JSON and the page are written by python3 (report.py): installed as Check is, or said now.
+bash "$here/../../common/deps.sh" python3 || die "python3 is needed for the class's reports (grading/class/report.py)"
 
 students=()
 while IFS= read -r -d '' d; do

@@ -46,6 +46,7 @@ out=$(cd "$out" && pwd)
 sub=$(cd "$sub" && pwd)
 timeout_s=${CLASS_TIMEOUT:-3600}
 [[ $timeout_s =~ ^[1-9][0-9]{0,6}$ ]] || die "CLASS_TIMEOUT=$timeout_s: a whole number of seconds, at least 1"
+bash "$lab/common/deps.sh" python3 || die "python3 is needed for the reports (grading/class/report.py)"
 isolate=${CLASS_ISOLATE:-}
 [ -n "$isolate" ] || { command -v bwrap > /dev/null 2>&1 && isolate=bwrap || isolate=none; }
 case $isolate in

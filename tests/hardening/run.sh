@@ -235,7 +235,12 @@ case_() {
         [ ${#gpu[@]} -gt 0 ] || skip="no GPU step built (nvcc missing)" ;;
     grader) progs=("$bin/../grading/grade")
         [ -x "${progs[0]}" ] || skip="the grader is not built (make grade builds it)" ;;
-    *) progs=("$where") ;;
+    *) progs=("$where")
+        # A script of the lab's run by python3: make test-hardening installs it as it does Check
+        # (common/deps.sh python3); where it could not, the case says why instead of exit 127.
+        if [[ $where == *.py ]] && ! command -v python3 > /dev/null 2>&1; then
+            skip="python3 is not here (bash common/deps.sh python3 installs it)"
+        fi ;;
     esac
     if [ -z "$skip" ] && [[ $kind == edge || $kind == mismatch ]] && [[ $where != */* && $where != grader ]]; then
         local written=() p unwritten=()
