@@ -12,7 +12,10 @@ SHELL := /bin/bash
 ifeq ($(origin CC),default)
 CC := gcc
 endif
-NVCC      ?= nvcc
+# No CUDA Toolkit here: NVIDIA's compiler from PyPI in the lab's own folder, once fetched (make nvcc, or
+# make grade, which fetches it as it installs Check: common/deps.sh nvcc), so GPU steps compile anywhere.
+PYPI_NVCC := $(CURDIR)/.deps/cuda/bin/nvcc
+NVCC      ?= $(if $(shell command -v nvcc 2>/dev/null),nvcc,$(PYPI_NVCC))
 BUILD     ?= build
 CFLAGS    ?= -O2 -g
 LDFLAGS   ?=
@@ -228,6 +231,10 @@ $(BUILD)/.deps-%: common/deps.sh
 	@mkdir -p $(@D)
 	@DEPS_ROOT='$(DEPS_ROOT)' CC='$(CC)' bash common/deps.sh $*
 	@touch $@
+
+.PHONY: nvcc
+nvcc:  ## no CUDA Toolkit here: fetch NVIDIA's compiler from PyPI into .deps/cuda (make grade does it itself)
+	@bash common/deps.sh nvcc
 
 # ---- top-level targets --------------------------------------------------------------------
 .PHONY: all cpu gpu clean diff help

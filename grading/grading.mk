@@ -75,6 +75,11 @@ endef
 define grade_bwrap
 $(MAKE) --no-print-directory -s $(BUILD)/.deps-bwrap >/dev/null 2>&1 || true;
 endef
+# No CUDA Toolkit here: NVIDIA's compiler fetched from PyPI into .deps/cuda first (common/deps.sh nvcc), as
+# Check is installed, so that a GPU step is compiled (a compile error is its FAIL) on any machine.
+define grade_nvcc
+$(if $(HAVE_NVCC),,$(MAKE) --no-print-directory -s $(BUILD)/.deps-nvcc || echo "grade: going on without nvcc: the GPU steps are SKIP" >&2;)
+endef
 GRADE_PATH = $(if $(DEPS_ROOT),PATH='$(DEPS_ROOT)/usr/bin':"$$PATH")
 
 # grading/slurm-grade.sh runs the grader, or, with no GPU here and a Slurm partition in lab.conf, sends
@@ -85,7 +90,7 @@ GRADE_SLURM_ENV = BUILD='$(BUILD)' GRADE_DIR='$(GRADE_DIR)' GPU_PROBE='$(GPU_PRO
   GRADE_SANDBOX='$(GRADE_SANDBOX)' GRADE_HIDE='$(GRADE_HIDE)'
 
 grade: $(GRADER)           ## check and time every step (STEP=NN or STEPS="00 01 05"): table, CSV, ladder plot
-	+@$(grade_gnuplot) $(grade_bwrap) $(grade_probe) $(GRADE_PATH) $(GRADE_SLURM_ENV) bash grading/slurm-grade.sh \
+	+@$(grade_gnuplot) $(grade_bwrap) $(grade_nvcc) $(grade_probe) $(GRADE_PATH) $(GRADE_SLURM_ENV) bash grading/slurm-grade.sh \
 	  '$(strip $(or $(STEPS),$(STEP)))' -- $(GRADER) $(GRADE_ARGS)
 
 grade-plot: $(GRADER)      ## redraw the ladder from the last grade's results.csv (e.g. after installing gnuplot)
