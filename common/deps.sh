@@ -6,11 +6,12 @@
 #         bwrap (bubblewrap: the sandbox of the steps' workers, common/README.md),
 #         slurm (slurmctld, slurmd, munged and the clients: make test-slurm's one-node cluster),
 #         nvcc (no CUDA Toolkit here: NVIDIA's compiler, its headers and runtime from PyPI, fetched with
-#         pip into the lab's .deps/cuda; it compiles and links the GPU steps, and a GPU still runs them),
+#         pip into the lab's .deps/cuda; it compiles and links the GPU steps, and a GPU still runs them;
+#         its host compiler is g++, installed as the rest: gxx),
 #         python3 (the scripts the lab runs with it: report/explore/sass-model.py in make test-hardening,
 #         the class grader's reports and JSON, grading/class/report.py; the standard library only)
 set -u
-what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap|slurm|python3|nvcc}
+what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap|slurm|python3|nvcc|gxx}
 lab=$(cd "$(dirname "$0")/.." && pwd)
 # The wheels of NVIDIA's compiler on PyPI, pinned (tried together on Debian 12, 2026-12-01: step02
 # compiled and linked): nvcc and ptxas, the front end's headers (crt), the runtime's headers and static
@@ -33,8 +34,10 @@ have() {
         command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 ;;
     bwrap)
         command -v bwrap >/dev/null 2>&1 || { [ -n "$root" ] && [ -x "$root/usr/bin/bwrap" ]; } ;;
+    gxx)
+        command -v g++ >/dev/null 2>&1 ;;
     nvcc)
-        command -v nvcc >/dev/null 2>&1 || [ -x "$lab/.deps/cuda/bin/nvcc" ] ;;
+        { command -v nvcc >/dev/null 2>&1 || [ -x "$lab/.deps/cuda/bin/nvcc" ]; } && command -v g++ >/dev/null 2>&1 ;;
     python3)
         command -v python3 >/dev/null 2>&1 && python3 -c 'import argparse, csv, hmac, html, json, secrets, statistics' 2>/dev/null ;;
     slurm)
@@ -53,6 +56,7 @@ bwrap) pkgs="bubblewrap" ;;
 slurm) pkgs="slurm-wlm munge" ;;
 python3) pkgs="python3" ;;
 nvcc) pkgs="python3-pip" ;;
+gxx) pkgs="g++" ;;
 *) echo "deps.sh: unknown dependency '$what'" >&2; exit 2 ;;
 esac
 
@@ -61,6 +65,8 @@ have && exit 0
 # nvcc: pip fetches the wheels (python3 and pip installed as the others are, where they are missing);
 # they are zip files of one tree, nvidia/cu13/{bin,include,lib,nvvm}, unpacked whole into .deps/cuda.
 if [ "$what" = nvcc ]; then
+    bash "$0" gxx || exit 1
+    have && exit 0
     bash "$0" python3 || exit 1
     if ! python3 -m pip --version >/dev/null 2>&1; then
         if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

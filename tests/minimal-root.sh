@@ -6,8 +6,10 @@
 # ls-files) are copied in, and there, chrooted, `make test-hardening` runs: the lab installs what it
 # needs itself (zlib, and python3 for case S13, report/explore/sass-model.py, which once exited 127
 # there), and every case must behave. Then the class grader's reports (grading/class/report.py,
-# python3's) are written there from a grade of step00. Not the whole of make test: that is 15 minutes
-# on 2 cores; these are the parts that run python3. Needs root and the Debian mirror; else SKIP.
+# python3's) are written there from a grade of step00, and make grade STEP=02 fetches NVIDIA's compiler
+# from PyPI (no CUDA Toolkit there) and compiles step02. Not the whole of make test: that is 15 minutes
+# on 2 cores; these are the parts that run python3 or need nvcc. Needs root, the Debian mirror and PyPI;
+# else SKIP.
 # Prints one line per check; exit 1 if any failed.
 set -u -o pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,6 +57,12 @@ mkdir -p "$root/lab"
     mkdir -p "$root/lab/$(dirname "$f")" && cp -p "$here/$f" "$root/lab/$f"
 done
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2> /dev/null
+# The host's own certificate authorities (a proxy that inspects TLS has its CA there): the test machine's
+# network, not the lab's, so the root trusts what the host trusts (pip fetches nvcc over https).
+if [ -n "$(ls /usr/local/share/ca-certificates 2> /dev/null)" ]; then
+    mkdir -p "$root/usr/local/share/ca-certificates" && cp -r /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
+    chroot "$root" update-ca-certificates > /dev/null 2>&1 || cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+fi
 mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" && mount --bind /dev/pts "$root/dev/pts" ||
     { fail "cannot mount /proc and /dev in the root"; exit 1; }
 inroot() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -85,6 +93,17 @@ if [ $rc -eq 0 ] && [ -n "$row" ] && [ -s "$root/tmp/class/index.html" ] &&
     pass "grade-one.sh and collect.sh there: class.csv, index.html and results.json written by python3 (alice: $(cut -d, -f3 <<< "$row"))"
 else
     fail "the class grader there: exit $rc: $(tail -n 3 "$work/class.log")"
+fi
+# No CUDA Toolkit there: make grade fetches NVIDIA's compiler from PyPI into .deps/cuda (common/deps.sh
+# nvcc, pip installed as the rest is) and compiles step02, which is then SKIP (compiled, no GPU).
+t2=$(date +%s)
+inroot 'cd /lab && make -s grade STEP=02 GRADE_CHECK_N=1' > "$work/grade-02.log" 2>&1
+rc=$?
+row=$(grep -E '^02 +step02_cuda_naive +' "$work/grade-02.log" | head -n 1)
+if [ $rc -eq 0 ] && [[ $row == *SKIP*compiled* ]] && [ -x "$root/lab/.deps/cuda/bin/nvcc" ] && [ -x "$root/lab/build/bin/step02_cuda_naive" ]; then
+    pass "make grade STEP=02 without the CUDA Toolkit: nvcc fetched from PyPI into .deps/cuda, step02 compiled, SKIP ($(($(date +%s) - t2)) s)"
+else
+    fail "make grade STEP=02 without the CUDA Toolkit: exit $rc, row '${row:-none}': $(grep -E 'deps:|error' "$work/grade-02.log" | head -n 3)"
 fi
 echo "     (minimal-root: $(($(date +%s) - t0)) s in all; logs in $work)"
 [ $fails -eq 0 ]
