@@ -180,7 +180,7 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
 
 /* Start argv with env; stdin from /dev/null, descriptors 0-2 alone, its own process group, killed if the
  * judge dies; with its limits and in its control group where given. */
-static pid_t spawn(char *const argv[], char *const env[], int quiet, const nb_child_limits *limits,
+static pid_t start_program(char *const argv[], char *const env[], int quiet, const nb_child_limits *limits,
                    const nb_cgroup *cg)
 {
     fflush(stdout);
@@ -236,7 +236,7 @@ int nb_sandbox_available(char *why, size_t len)
             const int saved = dup(2);
             if (err && saved >= 0)
                 dup2(fileno(err), 2);
-            const pid_t pid = spawn(argv, worker_environment(1, NB_SANDBOX_AUTO), 0, NULL, NULL);
+            const pid_t pid = start_program(argv, worker_environment(1, NB_SANDBOX_AUTO), 0, NULL, NULL);
             if (err && saved >= 0) {
                 dup2(saved, 2);
                 close(saved);
@@ -397,7 +397,7 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
     }
     if (w->cg.memory_bytes) /* the group bounds its memory: no address-space limit on top */
         w->limits.address_bytes = 0;
-    w->pid = w->response < 0 ? -1 : spawn(argv, worker_environment(sandboxed, spec->sandbox), 0, &w->limits, &w->cg);
+    w->pid = w->response < 0 ? -1 : start_program(argv, worker_environment(sandboxed, spec->sandbox), 0, &w->limits, &w->cg);
     if (w->pid < 0) {
         nb_error("cannot start the step's worker %s: %s", spec->program, strerror(errno));
         w->pid = 0;

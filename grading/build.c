@@ -7,7 +7,7 @@
  * (#include, .incbin): nothing there is the grader's. */
 #define _GNU_SOURCE /* glob's flags, realpath */
 #include "build.h"
-#include "grade.h"
+#include "types.h"
 #include "options.h"
 #include "proc.h"
 #include "rows.h"

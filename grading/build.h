@@ -2,7 +2,7 @@
 #ifndef GRADING_BUILD_H
 #define GRADING_BUILD_H
 
-#include "grade.h"
+#include "types.h"
 
 /* make stepNN-lab, then make stepNN sandboxed, into out->log (logdir/build.log); 1 if there is a binary
  * `bin` to grade, else 0 with out's FAIL filled in ("build failed (...): line", "build output over N MiB").

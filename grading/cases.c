@@ -5,7 +5,7 @@
 #define _GNU_SOURCE /* strdup */
 #include "cases.h"
 #include "cause.h"
-#include "grade.h"
+#include "types.h"
 #include "verdict.h"
 #include "proc.h"
 #include "registry.h"

@@ -1,8 +1,8 @@
-/* cases.h: the correctness cases (floor 4: includes grade.h, verdict.h and below). */
+/* cases.h: the correctness cases (floor 4: includes types.h, verdict.h and below). */
 #ifndef GRADING_CASES_H
 #define GRADING_CASES_H
 
-#include "grade.h"
+#include "types.h"
 
 /* g->cases from --check-n: every N at S = 1 and 3, the model/masses pairs. */
 void make_cases(grader *g);

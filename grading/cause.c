@@ -4,7 +4,7 @@
  * "The likely cause"); where none fits the cause says so rather than guess. A diagnosis, never a verdict:
  * the verdict is the judge's alone. */
 #include "cause.h"
-#include "grade.h"
+#include "types.h"
 #include "proc.h"
 #include "rows.h"
 #include "text.h"

@@ -1,9 +1,9 @@
 /* cause.h: the likely cause of a failure, read from its signature across the check cases (floor 4:
- * includes grade.h and below). grading/README.md, "The likely cause", lists the signatures. */
+ * includes types.h and below). grading/README.md, "The likely cause", lists the signatures. */
 #ifndef GRADING_CAUSE_H
 #define GRADING_CAUSE_H
 
-#include "grade.h"
+#include "types.h"
 #include "proc.h"
 
 #include <stddef.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # grading/floors.sh: check that the grader's files stand on floors. The floor of each file is read from
 # grading/README.md's table ("Which file does what": rows "| N | `file.c` | ..."; a header x.h is on the
-# floor of x.c, grade.h on its own row). A file may include only grading/ headers of its own floor or
+# floor of x.c, types.h on its own row). A file may include only grading/ headers of its own floor or
 # below, so that no file includes or calls one above it. Prints each upward edge; exit 1 if any, 2 if a
 # file has no floor.   bash grading/floors.sh
 set -euo pipefail
@@ -13,7 +13,7 @@ while IFS='|' read -r _ n file _; do
     [[ $n =~ ^[0-9]+$ ]] || continue
     floor[$file]=$n
 done < "$here/README.md"
-for file in "${!floor[@]}"; do # x.h on the floor of x.c, unless the table names it (grade.h)
+for file in "${!floor[@]}"; do # x.h on the floor of x.c, unless the table names it (types.h)
     if [[ $file == *.c && -z ${floor[${file%.c}.h]:-} ]]; then
         floor[${file%.c}.h]=${floor[$file]}
     fi

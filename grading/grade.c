@@ -12,7 +12,7 @@
 #include "build.h"
 #include "cases.h"
 #include "gpus.h"
-#include "grade.h"
+#include "types.h"
 #include "ladder_plot.h"
 #include "options.h"
 #include "proc.h"

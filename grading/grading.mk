@@ -35,7 +35,7 @@ GRADE_ARGS = --registry steps.list --build '$(BUILD)' --out '$(GRADE_DIR)' --mak
   $(foreach d,$(GRADE_HIDE),--sandbox-hide '$(d)')
 
 # The grader's parts, floor by floor (grading/README.md, "Which file does what"): each .c has its own
-# header, and includes only headers of its own floor or below; grade.h holds the shared types.
+# header, and includes only headers of its own floor or below; types.h holds the shared types.
 GRADER_SRC := text.c proc.c rows.c gpus.c registry.c options.c verdict.c cause.c cases.c timed_run.c race.c build.c table.c \
   ladder_plot.c grade.c
 GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/obj/grading/%.o)

@@ -7,7 +7,7 @@
  * thread's, in one order), a racy one does not. */
 #include "race.h"
 #include "cause.h"
-#include "grade.h"
+#include "types.h"
 #include "proc.h"
 #include "rows.h"
 #include "text.h"

@@ -2,7 +2,7 @@
  * with its speedups, OUT/results.csv and OUT/verdicts.csv. */
 #include "table.h"
 #include "cases.h"
-#include "grade.h"
+#include "types.h"
 #include "rows.h"
 #include "text.h"
 #include "nbody.h"

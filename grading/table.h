@@ -1,9 +1,9 @@
-/* table.h: what the grader prints and writes (floor 5: includes grade.h and below): the plan, the table
+/* table.h: what the grader prints and writes (floor 5: includes types.h and below): the plan, the table
  * with its speedups, OUT/results.csv and OUT/verdicts.csv. */
 #ifndef GRADING_TABLE_H
 #define GRADING_TABLE_H
 
-#include "grade.h"
+#include "types.h"
 
 #include <stddef.h>
 

@@ -3,7 +3,7 @@
  * refused when no honest step could show it. */
 #include "timed_run.h"
 #include "gpus.h"
-#include "grade.h"
+#include "types.h"
 #include "verdict.h"
 #include "proc.h"
 #include "registry.h"

@@ -1,4 +1,4 @@
-/* grade.h: what the parts that grade share (floor 3: includes floors 1 and 2): the types of grading
+/* types.h: what the parts that grade share (floor 3: includes floors 1 and 2): the types of grading
  * one step (verdict, outcome) and the grader's state (grader). Types only, no prototypes: each part's
  * header declares what it offers (grading/README.md, "Which file does what", lists the floors). */
 #ifndef GRADE_H
