@@ -898,11 +898,310 @@ static int make_decoy(harness *h)
 
 /* ---- the run -------------------------------------------------------------------------- */
 
+/* What the phases of a run share besides the harness. One per process, static: what it holds lives until
+ * exit, so an early error return leaves nothing unreachable for LeakSanitizer or valgrind to report. */
+typedef struct run_state {
+    nb_check check, timed;       /* the validation's; the timed calls' worst */
+    const char *validation;      /* PASS, FAIL or UNCHECKED */
+    nb_state work, result, back; /* what a worker runs on; repeat 0's final state (--output's); a later one's */
+    nb_state64 ref_k, ref_2k;    /* the fp64 states a timed call of k, of 2k steps must end near */
+    int check_k, check_2k;       /* whether the calls of k and 2k steps are checked against them */
+    int difference;              /* a GPU repeat is a pair of calls, its loop their difference */
+    double *call_s, *call2k_s, *loop_s, *region_s; /* each repeat's */
+    timing t;
+    nb_diag before, after;
+} run_state;
+
+/* The checks' worker first, so that a step that cannot run here (no GPU) says so before any fp64 work;
+ * then the run's line. */
+static int announce(harness *h)
+{
+    const nb_options *o = &h->o;
+    const nb_state *init = &h->initial;
+    nb_progress("starting the step's worker");
+    const int rc = start_worker(h, &h->checker);
+    if (rc != NB_EXIT_OK)
+        return rc;
+    nb_progress_done();
+    if (!o->quiet)
+        printf("%s: %s%s N=%zu S=%zu, %llu steps of dt=%g, eps=%g, on %s (worker %s)\n", NB_STEP_NAME,
+               o->input ? o->input : nb_model_name(o->model),
+               !o->input && o->masses == NB_MASSES_RANDOM ? " (random masses)" : "", init->bodies, init->systems,
+               (unsigned long long)o->steps, o->dt, o->eps, h->device, h->sandboxed ? "sandboxed" : "unsandboxed");
+    return NB_EXIT_OK;
+}
+
+/* Correct first: the checks, printed. *ended when the run ends with them (a FAIL, --validate-only), its
+ * row written and, with --validate-only --output, the state check's state. */
+static int check_phase(harness *h, run_state *s, int *ended)
+{
+    const nb_options *o = &h->o;
+    int rc;
+    *ended = 0;
+    nb_check_init(&s->check);
+    s->validation = "UNCHECKED";
+    if (o->validate == NB_VALIDATE_OFF) {
+        if (o->validate_only) {
+            nb_error("--validate-only with --validate off checks nothing");
+            return NB_EXIT_ERROR;
+        }
+        nb_worker_stop(&h->checker);
+        return NB_EXIT_OK;
+    }
+    if ((rc = validate(h, &s->check)) != NB_EXIT_OK)
+        return rc;
+    const int passed = nb_check_passed(&s->check);
+    s->validation = passed ? "PASS" : "FAIL";
+    if (!o->quiet || !passed) {
+        FILE *out = passed ? stdout : stderr;
+        if (o->quiet)
+            fprintf(out, "%s: validation FAIL\n", NB_STEP_NAME);
+        nb_check_print(out, &s->check, h->initial.bodies);
+        if (!o->quiet)
+            fprintf(out, "  validation %s%s\n", s->validation,
+                    s->check.state_done ? "" : " (state check skipped at this size: accelerations only)");
+    }
+    nb_worker_stop(&h->checker); /* the timed calls each get a fresh one */
+    if (passed && !o->validate_only)
+        return NB_EXIT_OK;
+    *ended = 1;
+    if (passed && o->output) { /* the race check's bytes: the state check's run, as every case makes it */
+        if (!h->validated.x) {
+            nb_error("--validate-only --output: no state check ran at this size (S*N^2*%d over 2^33)", NB_CHECK_STEPS);
+            return NB_EXIT_ERROR;
+        }
+        nb_replace staged = {0};
+        if ((rc = nb_snapshot_stage(&staged, o->output, &h->validated, o->eps, fmin(o->dt, NB_CHECK_DT))) !=
+                NB_EXIT_OK ||
+            (rc = nb_replace_commit(&staged, NULL)) != NB_EXIT_OK)
+            return rc;
+    }
+    if (record_row(h, &s->check, s->validation, NULL, NULL) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
+    return passed ? NB_EXIT_OK : NB_EXIT_MISMATCH;
+}
+
+/* Check what is timed: the fp64 states every timed call must end near, refused where float32 cannot hold
+ * them. On a GPU a repeat is two calls, of k and of 2k steps, and its time their difference, taken only
+ * where the 2k call is checked as the k call is (or neither is), and without snapshots (their files are
+ * written in one call alone). */
+static int timed_references(harness *h, run_state *s)
+{
+    const nb_options *o = &h->o;
+    const nb_state *init = &h->initial;
+    const uint64_t k = o->steps;
+    s->check_k = timed_checkable(h, k);
+    s->check_2k = timed_checkable(h, 2 * k);
+    s->difference = NB_STEP_GPU && k > 0 && !o->snapshot_dir && !o->timing_call && s->check_2k == s->check_k;
+    if (!s->check_k)
+        return NB_EXIT_OK;
+    int rc = timed_reference(h, k, NULL, 0, &s->ref_k);
+    if (rc == NB_EXIT_OK && s->difference)
+        rc = timed_reference(h, 2 * k, &s->ref_k, k, &s->ref_2k);
+    for (int pass = 0; rc == NB_EXIT_OK && pass < 1 + s->difference; ++pass) {
+        const nb_state64 *ref = pass ? &s->ref_2k : &s->ref_k;
+        const double *const want[6] = {ref->x, ref->y, ref->z, ref->vx, ref->vy, ref->vz};
+        char what[64];
+        snprintf(what, sizeof what, "state after %llu steps", (unsigned long long)(pass ? 2 * k : k));
+        rc = nb_refuse_reference_out_of_range(want, 6, NULL, nb_state_count(init), what, init->bodies);
+    }
+    nb_progress_done();
+    return rc;
+}
+
+/* One repeat: its k-step call (repeat 0's on the problem as it is, the others on a variant drawn now),
+ * checked; on a GPU its 2k-step call too, and the loop time the pair gives. */
+static int repeat_once(harness *h, run_state *s, uint64_t r, nb_snapshot_sink *sink)
+{
+    const nb_options *o = &h->o;
+    const nb_state *init = &h->initial;
+    const uint64_t k = o->steps;
+    nb_variant variant;
+    if (r == 0)
+        nb_variant_pick(&variant, 0, init->bodies);
+    else
+        nb_variant_draw(&variant, init->bodies);
+    nb_variant_apply(&variant, init, &s->work);
+    if (sink)
+        nb_sink_present(sink, &variant);
+    int rc = timed_call(h, &s->work, k, o->snapshot_dir != NULL, sink, &s->call_s[r], &s->region_s[r]);
+    s->loop_s[r] = s->call_s[r];
+    nb_state *final = r == 0 ? &s->result : &s->back;
+    if (rc == NB_EXIT_OK)
+        nb_variant_undo(&variant, &s->work, final);
+    if (rc == NB_EXIT_OK && s->check_k)
+        rc = check_timed_call(h, final, &s->ref_k, k, r, &s->timed, r == 0);
+    if (rc != NB_EXIT_OK || !s->difference)
+        return rc;
+    double region_2k;
+    nb_variant_draw(&variant, init->bodies);
+    nb_variant_apply(&variant, init, &s->work);
+    rc = timed_call(h, &s->work, 2 * k, o->snapshot_dir != NULL, NULL, &s->call2k_s[r], &region_2k);
+    if (rc == NB_EXIT_OK)
+        nb_variant_undo(&variant, &s->work, &s->back);
+    if (rc == NB_EXIT_OK && s->check_2k)
+        rc = check_timed_call(h, &s->back, &s->ref_2k, 2 * k, r, &s->timed, 0);
+    s->loop_s[r] = pair_loop(s->call_s[r], s->call2k_s[r], &s->t.bounded);
+    return rc;
+}
+
+/* Then fast: on a GPU an untimed warm-up call of one step (the card idled while the host made the
+ * references), then the repeats, each on fresh workers, and what their times say. A CPU step has no
+ * warm-up: every timed call is a fresh worker, so a warm-up would leave nothing behind for it. A FAIL
+ * writes its row. */
+static int timed_phase(harness *h, run_state *s)
+{
+    const nb_options *o = &h->o;
+    const nb_state *init = &h->initial;
+    const uint64_t k = o->steps;
+    nb_check_init(&s->timed);
+    s->call_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
+    s->call2k_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
+    s->loop_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
+    s->region_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
+    if (!s->call_s || !s->call2k_s || !s->loop_s || !s->region_s)
+        return NB_EXIT_ERROR;
+    int rc;
+    if (k == 0)
+        return NB_EXIT_OK;
+    if (s->difference && (rc = make_decoy(h)) != NB_EXIT_OK)
+        return rc;
+    if (NB_STEP_GPU) {
+        double seconds, region;
+        nb_variant variant;
+        nb_progress("warm-up");
+        nb_variant_draw(&variant, init->bodies);
+        nb_variant_apply(&variant, init, &s->work);
+        if ((rc = timed_call(h, &s->work, 1, 0, NULL, &seconds, &region)) != NB_EXIT_OK)
+            return rc;
+    }
+    nb_snapshot_sink *sink = NULL;
+    if (o->snapshot_dir && !(sink = nb_sink_open(o->snapshot_dir, o->eps, o->dt)))
+        return NB_EXIT_ERROR;
+    rc = NB_EXIT_OK;
+    for (uint64_t r = 0; rc == NB_EXIT_OK && r < o->repeat; ++r) {
+        char phase[64];
+        snprintf(phase, sizeof phase, "repeat %llu/%llu", (unsigned long long)r + 1, (unsigned long long)o->repeat);
+        nb_progress(phase);
+        rc = repeat_once(h, s, r, sink);
+    }
+    if (rc != NB_EXIT_OK) {
+        nb_sink_close(sink);
+    } else {
+        nb_progress_done();
+        rc = nb_sink_close(sink);
+    }
+    if (rc == NB_EXIT_OK && s->check_k && !o->quiet) {
+        const uint64_t calls = o->repeat * (s->difference ? 2 : 1);
+        printf("  the timed runs (worst of %llu call%s, checked against fp64):\n", (unsigned long long)calls,
+               calls == 1 ? "" : "s");
+        nb_check_print(stdout, &s->timed, init->bodies);
+    }
+    if (rc == NB_EXIT_OK && s->difference)
+        rc = check_pair(h, s->call_s, s->call2k_s, k);
+    if (rc != NB_EXIT_OK) {
+        if (rc == NB_EXIT_MISMATCH && record_row(h, &s->check, "FAIL", &s->timed, NULL) != NB_EXIT_OK)
+            return NB_EXIT_ERROR;
+        return rc;
+    }
+    timing *t = &s->t;
+    t->method = s->difference ? (t->bounded ? "k-2k-bound" : "k-2k") : "call";
+    t->call[0] = nb_median(s->call_s, o->repeat);
+    t->call[1] = nb_min(s->call_s, o->repeat);
+    t->call[2] = nb_max(s->call_s, o->repeat);
+    t->loop[0] = nb_median(s->loop_s, o->repeat);
+    t->loop[1] = nb_min(s->loop_s, o->repeat);
+    t->loop[2] = nb_max(s->loop_s, o->repeat);
+    t->region = nb_median(s->region_s, o->repeat);
+    if (t->bounded && !o->quiet)
+        printf("  (%u of %llu repeats: the difference was under the 2k call's half over %.2f, which is given: "
+               "the calls' own costs are large beside %llu steps)\n", t->bounded, (unsigned long long)o->repeat,
+               NB_PAIR_GAIN, (unsigned long long)k);
+    return NB_EXIT_OK;
+}
+
+/* The record, in an order that leaves no half-done set of outputs behind a run that exits 2: the final
+ * state checked for NaN (where it was checked against the reference it is finite; beyond, nothing says
+ * whether float32 or the step failed), --diagnostics, --output staged, the row appended, then --output
+ * renamed into place (a failed rename after the row went in says so: the row stays, it was measured). */
+static int finish(harness *h, run_state *s)
+{
+    const nb_options *o = &h->o;
+    const nb_state *init = &h->initial;
+    const uint64_t k = o->steps;
+    const nb_state *result = &s->result;
+    int rc;
+    for (int f = 0; f < NB_FIELDS - 1; ++f) {
+        const float *v = nb_state_field(result, f);
+        for (size_t i = 0; i < nb_state_count(result); ++i)
+            if (!isfinite(v[i])) {
+                nb_error("body %zu of system %zu is not finite after %llu steps: float32 overflowed (try a smaller "
+                         "--dt or larger --eps), or the step is wrong; no fp64 reference of the run is affordable at "
+                         "this size to tell which", i % result->bodies, i / result->bodies, (unsigned long long)k);
+                return NB_EXIT_ERROR;
+            }
+    }
+    if (o->diagnostics) {
+        if ((rc = diagnostics(h, result, &s->after)) != NB_EXIT_OK)
+            return rc;
+        print_diag("before", &s->before);
+        print_diag("after ", &s->after);
+        printf("  relative energy error %.3e after %llu steps\n",
+               fabs(s->before.energy) > 0.0 ? (s->after.energy - s->before.energy) / fabs(s->before.energy) : 0.0,
+               (unsigned long long)k);
+    }
+    nb_replace output = {0};
+    if (o->output && (rc = nb_snapshot_stage(&output, o->output, result, o->eps, o->dt)) != NB_EXIT_OK)
+        return rc;
+    const timing *t = &s->t;
+    if (k > 0) {
+        if (!o->quiet) {
+            const double interactions = (double)init->systems * (double)init->bodies * (double)init->bodies * (double)k;
+            const char *how = !strcmp(t->method, "k-2k")          ? "a call of 2k steps less one of k"
+                              : !strcmp(t->method, "k-2k-bound") ? "a call of 2k steps less one of k, or its bound"
+                                                                  : "the whole call";
+            printf("  time loop %.4g ms (median of %llu; %s; min %.4g, max %.4g), a whole call %.4g ms; the step's "
+                   "own region %.4g ms\n", 1e3 * t->loop[0], (unsigned long long)o->repeat, how, 1e3 * t->loop[1],
+                   1e3 * t->loop[2], 1e3 * t->call[0], 1e3 * t->region);
+            const double gint = t->loop[0] > 0.0 ? interactions / t->loop[0] * 1e-9 : 0.0;
+            printf("  %.4g G interactions/s, %.4g GFLOP/s (%d flops per interaction)%s%s\n", gint,
+                   gint * NB_FLOPS_PER_INTERACTION, NB_FLOPS_PER_INTERACTION, h->config[0] ? "; " : "", h->config);
+            printf("  %u fresh workers for the timed calls, %.0f ms each to start (%s), never timed\n", h->startups,
+                   h->startups ? 1e3 * h->startup_s / h->startups : 0.0, h->sandboxed ? "sandboxed" : "unsandboxed");
+        }
+        if (record_row(h, &s->check, s->validation, s->check_k ? &s->timed : NULL, t) != NB_EXIT_OK) {
+            nb_replace_discard(&output);
+            return NB_EXIT_ERROR;
+        }
+    }
+    if (output.tmp) {
+        char note[4200];
+        snprintf(note, sizeof note, "(the run's results row is in %s already)", o->csv ? o->csv : "");
+        if ((rc = nb_replace_commit(&output, o->csv && k > 0 ? note : NULL)) != NB_EXIT_OK)
+            return rc;
+    }
+    return NB_EXIT_OK;
+}
+
+static void release(harness *h, run_state *s)
+{
+    free(s->call_s);
+    free(s->call2k_s);
+    free(s->loop_s);
+    free(s->region_s);
+    nb_state_free(&s->work);
+    nb_state_free(&s->result);
+    nb_state_free(&s->back);
+    nb_state64_free(&s->ref_k);
+    nb_state64_free(&s->ref_2k);
+    nb_state_free(&h->initial);
+}
+
+/* A run: parse, set up, check, time, record (each phase above). */
 static int run_main(int argc, char **argv)
 {
-    /* Static, like work and the timings below: they live until exit, so an early error return leaves
-     * nothing unreachable for LeakSanitizer or valgrind to report. */
     static harness h;
+    static run_state s;
     memset(&h, 0, sizeof h);
     h.checker.request = h.checker.response = -1;
     const nb_step_facts facts = {NB_STEP_NAME, NB_STEP_SUMMARY, NB_STEP_GPU, nb_features_parse(NB_STEP_FEATURES),
@@ -910,257 +1209,22 @@ static int run_main(int argc, char **argv)
     int rc = nb_parse_args(argc, argv, &h.o, &facts);
     if (rc >= 0)
         return rc;
-    const nb_options *o = &h.o;
-    nb_progress_enable(!o->quiet);
-    if ((rc = setup(&h)) != NB_EXIT_OK)
+    nb_progress_enable(!h.o.quiet);
+    int ended = 0;
+    if ((rc = setup(&h)) != NB_EXIT_OK || (rc = announce(&h)) != NB_EXIT_OK ||
+        (rc = check_phase(&h, &s, &ended)) != NB_EXIT_OK || ended)
         return rc;
     const nb_state *init = &h.initial;
-    /* The checks' worker first: a step that cannot run here (no GPU) says so before any fp64 work. */
-    nb_progress("starting the step's worker");
-    if ((rc = start_worker(&h, &h.checker)) != NB_EXIT_OK)
+    if ((rc = nb_state_alloc(&s.work, init->systems, init->bodies)) != NB_EXIT_OK ||
+        (rc = nb_state_alloc(&s.result, init->systems, init->bodies)) != NB_EXIT_OK ||
+        (rc = nb_state_alloc(&s.back, init->systems, init->bodies)) != NB_EXIT_OK)
         return rc;
-    nb_progress_done();
-    if (!o->quiet)
-        printf("%s: %s%s N=%zu S=%zu, %llu steps of dt=%g, eps=%g, on %s (worker %s)\n", NB_STEP_NAME,
-               o->input ? o->input : nb_model_name(o->model),
-               !o->input && o->masses == NB_MASSES_RANDOM ? " (random masses)" : "", init->bodies, init->systems,
-               (unsigned long long)o->steps, o->dt, o->eps, h.device, h.sandboxed ? "sandboxed" : "unsandboxed");
-
-    /* Correct first. */
-    nb_check check;
-    nb_check_init(&check);
-    const char *validation = "UNCHECKED";
-    if (o->validate != NB_VALIDATE_OFF) {
-        if ((rc = validate(&h, &check)) != NB_EXIT_OK)
-            return rc;
-        const int passed = nb_check_passed(&check);
-        validation = passed ? "PASS" : "FAIL";
-        if (!o->quiet || !passed) {
-            FILE *out = passed ? stdout : stderr;
-            if (o->quiet)
-                fprintf(out, "%s: validation FAIL\n", NB_STEP_NAME);
-            nb_check_print(out, &check, init->bodies);
-            if (!o->quiet)
-                fprintf(out, "  validation %s%s\n", validation,
-                        check.state_done ? "" : " (state check skipped at this size: accelerations only)");
-        }
-        if (!passed || o->validate_only) {
-            nb_worker_stop(&h.checker);
-            if (passed && o->output) { /* the race check's bytes: the state check's run, as every case makes it */
-                if (!h.validated.x) {
-                    nb_error("--validate-only --output: no state check ran at this size (S*N^2*%d over 2^33)",
-                             NB_CHECK_STEPS);
-                    return NB_EXIT_ERROR;
-                }
-                nb_replace staged = {0};
-                if ((rc = nb_snapshot_stage(&staged, o->output, &h.validated, o->eps, fmin(o->dt, NB_CHECK_DT))) !=
-                        NB_EXIT_OK ||
-                    (rc = nb_replace_commit(&staged, NULL)) != NB_EXIT_OK)
-                    return rc;
-            }
-            if (record_row(&h, &check, validation, NULL, NULL) != NB_EXIT_OK)
-                return NB_EXIT_ERROR;
-            return passed ? NB_EXIT_OK : NB_EXIT_MISMATCH;
-        }
-    } else if (o->validate_only) {
-        nb_error("--validate-only with --validate off checks nothing");
-        return NB_EXIT_ERROR;
-    }
-    nb_worker_stop(&h.checker); /* the timed calls each get a fresh one */
-
-    /* `work` is what a worker runs on; `result` repeat 0's final state, which --output and
-     * --diagnostics read; `back` a later call's, mapped back. */
-    static nb_state work, result, back;
-    if ((rc = nb_state_alloc(&work, init->systems, init->bodies)) != NB_EXIT_OK ||
-        (rc = nb_state_alloc(&result, init->systems, init->bodies)) != NB_EXIT_OK ||
-        (rc = nb_state_alloc(&back, init->systems, init->bodies)) != NB_EXIT_OK)
+    nb_state_copy(&s.result, init);
+    if ((h.o.diagnostics && (rc = diagnostics(&h, init, &s.before)) != NB_EXIT_OK) ||
+        (rc = timed_references(&h, &s)) != NB_EXIT_OK || (rc = timed_phase(&h, &s)) != NB_EXIT_OK ||
+        (rc = finish(&h, &s)) != NB_EXIT_OK)
         return rc;
-    nb_state_copy(&result, init);
-    nb_diag before, after;
-    if (o->diagnostics && (rc = diagnostics(&h, init, &before)) != NB_EXIT_OK)
-        return rc;
-
-    /* Check what is timed: every timed call's final state against the fp64 reference of its run. On a
-     * GPU a repeat is two calls, of k and of 2k steps, and its time their difference: the worker's
-     * start-up is never timed, and the copies, allocations and first launches of a call cancel out. */
-    const uint64_t k = o->steps;
-    const int check_k = timed_checkable(&h, k), checkable = timed_checkable(&h, 2 * k);
-    /* The difference is taken only where the 2k call is checked as the k call is (or neither is), and
-     * without snapshots (their files are written in one call alone). */
-    const int difference = NB_STEP_GPU && k > 0 && !o->snapshot_dir && !o->timing_call && checkable == check_k;
-    static nb_state64 ref_k, ref_2k;
-    if (check_k) {
-        if ((rc = timed_reference(&h, k, NULL, 0, &ref_k)) != NB_EXIT_OK)
-            return rc;
-        if (difference && (rc = timed_reference(&h, 2 * k, &ref_k, k, &ref_2k)) != NB_EXIT_OK)
-            return rc;
-        for (int pass = 0; pass < 1 + difference; ++pass) {
-            const nb_state64 *ref = pass ? &ref_2k : &ref_k;
-            const double *const want[6] = {ref->x, ref->y, ref->z, ref->vx, ref->vy, ref->vz};
-            char what[64];
-            snprintf(what, sizeof what, "state after %llu steps", (unsigned long long)(pass ? 2 * k : k));
-            if ((rc = nb_refuse_reference_out_of_range(want, 6, NULL, nb_state_count(init), what, init->bodies)) !=
-                NB_EXIT_OK)
-                return rc;
-        }
-        nb_progress_done();
-    }
-    nb_check timed;
-    nb_check_init(&timed);
-
-    /* Then fast: on a GPU an untimed warm-up call of one step (the card idled while the host made the
-     * references above), then the repeats. A CPU step has no warm-up: every timed call is a fresh worker,
-     * so a warm-up would leave nothing behind for it. Repeat 0's k-step call runs the problem as it is (its
-     * final state is --output's, the same bytes every run); every other call runs a variant the judge
-     * draws at random (variant.h), unknown to the worker until it gets its input. */
-    static timing t;
-    static double *call_s, *loop_s, *region_s, *call2k_s;
-    call_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
-    loop_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
-    region_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
-    call2k_s = (double *)nb_malloc(o->repeat * sizeof(double), "timings");
-    if (!call_s || !loop_s || !region_s || !call2k_s)
-        return NB_EXIT_ERROR;
-    if (difference && k > 0 && (rc = make_decoy(&h)) != NB_EXIT_OK)
-        return rc;
-    nb_snapshot_sink *sink = NULL;
-    if (k > 0) {
-        nb_variant variant;
-        if (NB_STEP_GPU) {
-            double seconds, region;
-            nb_progress("warm-up");
-            nb_variant_draw(&variant, init->bodies);
-            nb_variant_apply(&variant, init, &work);
-            if ((rc = timed_call(&h, &work, 1, 0, NULL, &seconds, &region)) != NB_EXIT_OK)
-                return rc;
-        }
-        if (o->snapshot_dir && !(sink = nb_sink_open(o->snapshot_dir, o->eps, o->dt)))
-            return NB_EXIT_ERROR;
-        for (uint64_t r = 0; r < o->repeat; ++r) {
-            char phase[64];
-            snprintf(phase, sizeof phase, "repeat %llu/%llu", (unsigned long long)r + 1, (unsigned long long)o->repeat);
-            nb_progress(phase);
-            if (r == 0)
-                nb_variant_pick(&variant, 0, init->bodies);
-            else
-                nb_variant_draw(&variant, init->bodies);
-            nb_variant_apply(&variant, init, &work);
-            if (sink)
-                nb_sink_present(sink, &variant);
-            rc = timed_call(&h, &work, k, o->snapshot_dir != NULL, sink, &call_s[r], &region_s[r]);
-            loop_s[r] = call_s[r];
-            nb_state *final = r == 0 ? &result : &back;
-            if (rc == NB_EXIT_OK)
-                nb_variant_undo(&variant, &work, final);
-            if (rc == NB_EXIT_OK && check_k)
-                rc = check_timed_call(&h, final, &ref_k, k, r, &timed, r == 0);
-            if (rc == NB_EXIT_OK && difference) {
-                double seconds_2k, region_2k;
-                nb_variant_draw(&variant, init->bodies);
-                nb_variant_apply(&variant, init, &work);
-                rc = timed_call(&h, &work, 2 * k, o->snapshot_dir != NULL, NULL, &seconds_2k, &region_2k);
-                if (rc == NB_EXIT_OK)
-                    nb_variant_undo(&variant, &work, &back);
-                if (rc == NB_EXIT_OK && checkable)
-                    rc = check_timed_call(&h, &back, &ref_2k, 2 * k, r, &timed, 0);
-                call2k_s[r] = seconds_2k;
-                loop_s[r] = pair_loop(call_s[r], seconds_2k, &t.bounded);
-            }
-            if (rc != NB_EXIT_OK) {
-                nb_sink_close(sink);
-                if (rc == NB_EXIT_MISMATCH && record_row(&h, &check, "FAIL", &timed, NULL) != NB_EXIT_OK)
-                    return NB_EXIT_ERROR;
-                return rc;
-            }
-        }
-        nb_progress_done();
-        if ((rc = nb_sink_close(sink)) != NB_EXIT_OK)
-            return rc;
-        if (check_k && !o->quiet) {
-            printf("  the timed runs (worst of %llu call%s, checked against fp64):\n",
-                   (unsigned long long)(o->repeat * (difference ? 2 : 1)), o->repeat * (difference ? 2 : 1) == 1 ? "" : "s");
-            nb_check_print(stdout, &timed, init->bodies);
-        }
-        if (difference && (rc = check_pair(&h, call_s, call2k_s, k)) != NB_EXIT_OK) {
-            if (rc == NB_EXIT_MISMATCH && record_row(&h, &check, "FAIL", &timed, NULL) != NB_EXIT_OK)
-                return NB_EXIT_ERROR;
-            return rc;
-        }
-        t.method = difference ? (t.bounded ? "k-2k-bound" : "k-2k") : "call";
-        t.call[0] = nb_median(call_s, o->repeat);
-        t.call[1] = nb_min(call_s, o->repeat);
-        t.call[2] = nb_max(call_s, o->repeat);
-        t.loop[0] = nb_median(loop_s, o->repeat);
-        t.loop[1] = nb_min(loop_s, o->repeat);
-        t.loop[2] = nb_max(loop_s, o->repeat);
-        t.region = nb_median(region_s, o->repeat);
-        if (t.bounded && !o->quiet)
-            printf("  (%u of %llu repeats: the difference was under the 2k call's half over %.2f, which is given: "
-                   "the calls' own costs are large beside %llu steps)\n", t.bounded, (unsigned long long)o->repeat,
-                   NB_PAIR_GAIN, (unsigned long long)k);
-    }
-
-    /* The final state is checked for NaN before anything is written. Where it was checked against the
-     * reference above, it is finite; beyond that size, nothing says whether float32 or the step failed. */
-    for (int f = 0; f < NB_FIELDS - 1; ++f) {
-        const float *v = nb_state_field(&result, f);
-        for (size_t i = 0; i < nb_state_count(&result); ++i)
-            if (!isfinite(v[i])) {
-                nb_error("body %zu of system %zu is not finite after %llu steps: float32 overflowed (try a smaller "
-                         "--dt or larger --eps), or the step is wrong; no fp64 reference of the run is affordable at "
-                         "this size to tell which", i % result.bodies, i / result.bodies, (unsigned long long)k);
-                return NB_EXIT_ERROR;
-            }
-    }
-    if (o->diagnostics) {
-        if ((rc = diagnostics(&h, &result, &after)) != NB_EXIT_OK)
-            return rc;
-        print_diag("before", &before);
-        print_diag("after ", &after);
-        printf("  relative energy error %.3e after %llu steps\n",
-               fabs(before.energy) > 0.0 ? (after.energy - before.energy) / fabs(before.energy) : 0.0,
-               (unsigned long long)k);
-    }
-
-    /* --output is written now but renamed into place last, after the results row: a run that exits 2
-     * because the row could not be appended leaves no new --output (and an old one as it was). */
-    nb_replace output = {0};
-    if (o->output && (rc = nb_snapshot_stage(&output, o->output, &result, o->eps, o->dt)) != NB_EXIT_OK)
-        return rc;
-    if (k > 0) {
-        if (!o->quiet) {
-            const double interactions = (double)init->systems * (double)init->bodies * (double)init->bodies * (double)k;
-            printf("  time loop %.4g ms (median of %llu; %s; min %.4g, max %.4g), a whole call %.4g ms; the step's "
-                   "own region %.4g ms\n", 1e3 * t.loop[0], (unsigned long long)o->repeat,
-                   !strcmp(t.method, "k-2k") ? "a call of 2k steps less one of k" : "the whole call", 1e3 * t.loop[1],
-                   1e3 * t.loop[2], 1e3 * t.call[0], 1e3 * t.region);
-            const double gint = t.loop[0] > 0.0 ? interactions / t.loop[0] * 1e-9 : 0.0;
-            printf("  %.4g G interactions/s, %.4g GFLOP/s (%d flops per interaction)%s%s\n", gint,
-                   gint * NB_FLOPS_PER_INTERACTION, NB_FLOPS_PER_INTERACTION, h.config[0] ? "; " : "", h.config);
-            printf("  %u fresh workers for the timed calls, %.0f ms each to start (%s), never timed\n", h.startups,
-                   h.startups ? 1e3 * h.startup_s / h.startups : 0.0, h.sandboxed ? "sandboxed" : "unsandboxed");
-        }
-        if (record_row(&h, &check, validation, check_k ? &timed : NULL, &t) != NB_EXIT_OK) {
-            nb_replace_discard(&output);
-            return NB_EXIT_ERROR;
-        }
-    }
-    if (output.tmp) { /* a failed rename after the row went in says so: the row stays, it was measured */
-        char note[4200];
-        snprintf(note, sizeof note, "(the run's results row is in %s already)", o->csv ? o->csv : "");
-        if ((rc = nb_replace_commit(&output, o->csv && k > 0 ? note : NULL)) != NB_EXIT_OK)
-            return rc;
-    }
-    free(call_s);
-    free(loop_s);
-    free(region_s);
-    free(call2k_s);
-    nb_state_free(&work);
-    nb_state_free(&result);
-    nb_state_free(&back);
-    nb_state64_free(&ref_k);
-    nb_state64_free(&ref_2k);
-    nb_state_free(&h.initial);
+    release(&h, &s);
     return NB_EXIT_OK;
 }
 
