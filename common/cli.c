@@ -177,7 +177,8 @@ static int check_tag(const char *tag)
     return NB_EXIT_OK;
 }
 
-int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *facts)
+/* Every option's defaults. */
+static void defaults(nb_options *o)
 {
     memset(o, 0, sizeof *o);
     o->bodies = 16384;
@@ -193,232 +194,191 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *fac
     o->theta = -1.0;
     o->eta = -1.0;
 
-    static const struct option longopts[] = {
-        {"bodies", required_argument, 0, 'n'},       {"systems", required_argument, 0, 'S'},
-        {"steps", required_argument, 0, 'k'},        {"dt", required_argument, 0, OPT_DT},
-        {"eps", required_argument, 0, OPT_EPS},      {"seed", required_argument, 0, OPT_SEED},
-        {"model", required_argument, 0, OPT_MODEL},  {"masses", required_argument, 0, OPT_MASSES},
-        {"input", required_argument, 0, 'i'},        {"output", required_argument, 0, 'o'},
-        {"repeat", required_argument, 0, 'r'},       {"csv", required_argument, 0, OPT_CSV},
-        {"tag", required_argument, 0, OPT_TAG},      {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},               {"version", no_argument, 0, 'V'},
-        {"snapshot-every", required_argument, 0, OPT_SNAP_EVERY},
-        {"snapshot-dir", required_argument, 0, OPT_SNAP_DIR},
-        {"diagnostics", no_argument, 0, OPT_DIAG},   {"validate", required_argument, 0, OPT_VALIDATE},
-        {"validate-only", no_argument, 0, OPT_VALIDATE_ONLY},
-        {"ref-cache", required_argument, 0, OPT_REF_CACHE},
-        {"block", required_argument, 0, OPT_BLOCK},  {"gpus", required_argument, 0, OPT_GPUS},
-        {"no-overlap", no_argument, 0, OPT_NO_OVERLAP},
-        {"decompose", required_argument, 0, OPT_DECOMPOSE},
-        {"deterministic", no_argument, 0, OPT_DETERMINISTIC},
-        {"theta", required_argument, 0, OPT_THETA},
-        {"sandbox", required_argument, 0, OPT_SANDBOX},
-        {"sandbox-hide", required_argument, 0, OPT_SANDBOX_HIDE},
-        {"ranks", required_argument, 0, OPT_RANKS},
-        {"timing", required_argument, 0, OPT_TIMING},
-        {"levels", required_argument, 0, OPT_LEVELS}, {"eta", required_argument, 0, OPT_ETA},
-        {"worker-wrapper", required_argument, 0, OPT_WORKER_WRAPPER},
-        {0, 0, 0, 0}};
+}
 
-    opterr = 0; /* our own messages, one line each */
-    /* 0, not 1: getopt (glibc, musl) then also forgets short options an earlier parse left half read. */
-    optind = 0;
-    int c;
+/* The words an option takes, each its value: one table an option, read both ways (nb_word_name). */
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+static const nb_word validate_words[] = {{"auto", NB_VALIDATE_AUTO}, {"full", NB_VALIDATE_FULL},
+                                         {"sample", NB_VALIDATE_SAMPLE}, {"off", NB_VALIDATE_OFF}};
+static const nb_word decompose_words[] = {{"auto", NB_DECOMPOSE_AUTO}, {"systems", NB_DECOMPOSE_SYSTEMS},
+                                          {"bodies", NB_DECOMPOSE_BODIES}};
+static const nb_word sandbox_words[] = {{"auto", NB_SANDBOX_AUTO}, {"require", NB_SANDBOX_REQUIRE},
+                                        {"off", NB_SANDBOX_OFF}};
+static const nb_word timing_words[] = {{"k-2k", 0}, {"call", 1}};
+
+static const struct option longopts[] = {
+    {"bodies", required_argument, 0, 'n'},       {"systems", required_argument, 0, 'S'},
+    {"steps", required_argument, 0, 'k'},        {"dt", required_argument, 0, OPT_DT},
+    {"eps", required_argument, 0, OPT_EPS},      {"seed", required_argument, 0, OPT_SEED},
+    {"model", required_argument, 0, OPT_MODEL},  {"masses", required_argument, 0, OPT_MASSES},
+    {"input", required_argument, 0, 'i'},        {"output", required_argument, 0, 'o'},
+    {"repeat", required_argument, 0, 'r'},       {"csv", required_argument, 0, OPT_CSV},
+    {"tag", required_argument, 0, OPT_TAG},      {"quiet", no_argument, 0, 'q'},
+    {"help", no_argument, 0, 'h'},               {"version", no_argument, 0, 'V'},
+    {"snapshot-every", required_argument, 0, OPT_SNAP_EVERY},
+    {"snapshot-dir", required_argument, 0, OPT_SNAP_DIR},
+    {"diagnostics", no_argument, 0, OPT_DIAG},   {"validate", required_argument, 0, OPT_VALIDATE},
+    {"validate-only", no_argument, 0, OPT_VALIDATE_ONLY},
+    {"ref-cache", required_argument, 0, OPT_REF_CACHE},
+    {"block", required_argument, 0, OPT_BLOCK},  {"gpus", required_argument, 0, OPT_GPUS},
+    {"no-overlap", no_argument, 0, OPT_NO_OVERLAP},
+    {"decompose", required_argument, 0, OPT_DECOMPOSE},
+    {"deterministic", no_argument, 0, OPT_DETERMINISTIC},
+    {"theta", required_argument, 0, OPT_THETA},
+    {"sandbox", required_argument, 0, OPT_SANDBOX},
+    {"sandbox-hide", required_argument, 0, OPT_SANDBOX_HIDE},
+    {"ranks", required_argument, 0, OPT_RANKS},
+    {"timing", required_argument, 0, OPT_TIMING},
+    {"levels", required_argument, 0, OPT_LEVELS}, {"eta", required_argument, 0, OPT_ETA},
+    {"worker-wrapper", required_argument, 0, OPT_WORKER_WRAPPER},
+    {0, 0, 0, 0}};
+
+/* One option and its value into o: NB_EXIT_OK, or NB_EXIT_ERROR after its line. */
+static int parse_one(int c, nb_options *o)
+{
+    int rc = NB_EXIT_OK, v = 0;
     uint64_t u;
-    while ((c = getopt_long(argc, argv, ":n:S:k:i:o:r:qhV", longopts, NULL)) != -1) {
-        int rc = NB_EXIT_OK;
-        switch (c) {
-        case 'n':
-            rc = nb_parse_u64(optarg, "--bodies", 1, NB_MAX_TOTAL_BODIES, &o->bodies);
-            o->bodies_set = 1;
-            break;
-        case 'S':
-            rc = nb_parse_u64(optarg, "--systems", 1, NB_MAX_TOTAL_BODIES, &o->systems);
-            o->systems_set = 1;
-            break;
-        case 'k': rc = nb_parse_u64(optarg, "--steps", 0, UINT64_C(1) << 40, &o->steps); break;
-        case 'r': rc = nb_parse_u64(optarg, "--repeat", 1, 1000, &o->repeat); break;
-        case OPT_SEED:
-            rc = nb_parse_u64(optarg, "--seed", 0, UINT64_MAX, &o->seed);
-            o->seed_set = 1;
-            break;
-        case OPT_DT:
-            rc = nb_parse_double(optarg, "--dt", 0.0, 1e6, 0, &o->dt);
-            if (rc == NB_EXIT_OK && (float)o->dt < FLT_MIN) { /* the steps would not move at all */
-                nb_error("--dt %s: too small for float32, in which the steps compute (at least %g)",
-                         optarg, (double)FLT_MIN);
-                rc = NB_EXIT_ERROR;
-            }
-            o->dt_set = 1;
-            break;
-        case OPT_EPS:
-            rc = nb_parse_double(optarg, "--eps", 0.0, 1e6, 1, &o->eps);
-            if (rc == NB_EXIT_OK && o->eps > 0.0 && (float)(o->eps * o->eps) < FLT_MIN) { /* eps^2 would be 0: no softening */
-                nb_error("--eps %s: its square is too small for float32, in which the forces compute (0, or at least %.3g)",
-                         optarg, sqrt((double)FLT_MIN));
-                rc = NB_EXIT_ERROR;
-            }
-            o->eps_set = 1;
-            break;
-        case OPT_MODEL:
-            o->model_set = 1;
-            if (!strcmp(optarg, "plummer"))
-                o->model = NB_MODEL_PLUMMER;
-            else if (!strcmp(optarg, "uniform"))
-                o->model = NB_MODEL_UNIFORM;
-            else if (!strcmp(optarg, "collision"))
-                o->model = NB_MODEL_COLLISION;
-            else if (!strcmp(optarg, "hernquist"))
-                o->model = NB_MODEL_HERNQUIST;
-            else if (!strcmp(optarg, "hernquist-bh"))
-                o->model = NB_MODEL_HERNQUIST_BH;
-            else {
-                nb_error("--model '%s': must be plummer, uniform, collision, hernquist or hernquist-bh", optarg);
-                rc = NB_EXIT_ERROR;
-            }
-            break;
-        case OPT_MASSES:
-            o->masses_set = 1;
-            if (!strcmp(optarg, "equal"))
-                o->masses = NB_MASSES_EQUAL;
-            else if (!strcmp(optarg, "random"))
-                o->masses = NB_MASSES_RANDOM;
-            else {
-                nb_error("--masses '%s': must be equal or random", optarg);
-                rc = NB_EXIT_ERROR;
-            }
-            break;
-        case 'i': o->input = optarg; break;
-        case 'o': o->output = optarg; break;
-        case OPT_CSV: o->csv = optarg; break;
-        case OPT_TAG:
-            rc = check_tag(optarg);
-            o->tag = optarg;
-            break;
-        case 'q': o->quiet = 1; break;
-        case OPT_SNAP_EVERY: rc = nb_parse_u64(optarg, "--snapshot-every", 1, UINT64_C(1) << 40, &o->snapshot_every); break;
-        case OPT_SNAP_DIR: o->snapshot_dir = optarg; break;
-        case OPT_DIAG: o->diagnostics = 1; break;
-        case OPT_VALIDATE:
-            if (!strcmp(optarg, "auto"))
-                o->validate = NB_VALIDATE_AUTO;
-            else if (!strcmp(optarg, "full"))
-                o->validate = NB_VALIDATE_FULL;
-            else if (!strcmp(optarg, "sample"))
-                o->validate = NB_VALIDATE_SAMPLE;
-            else if (!strcmp(optarg, "off"))
-                o->validate = NB_VALIDATE_OFF;
-            else {
-                nb_error("--validate '%s': must be auto, full, sample or off", optarg);
-                rc = NB_EXIT_ERROR;
-            }
-            break;
-        case OPT_VALIDATE_ONLY: o->validate_only = 1; break;
-        case OPT_REF_CACHE:
-            o->ref_cache = optarg;
-            if (!*optarg) {
-                nb_error("--ref-cache '': give a folder (an empty name would mean the filesystem's root)");
-                rc = NB_EXIT_ERROR;
-            }
-            break;
-        case OPT_BLOCK:
-            rc = nb_parse_u64(optarg, "--block", 1, 1024, &u);
-            o->block = (unsigned)u;
-            break;
-        case OPT_GPUS:
-            rc = nb_parse_u64(optarg, "--gpus", 1, 64, &u);
-            o->gpus = (unsigned)u;
-            break;
-        case OPT_NO_OVERLAP: o->no_overlap = 1; break;
-        case OPT_RANKS:
-            rc = nb_parse_u64(optarg, "--ranks", 1, 64, &u);
-            o->ranks = (unsigned)u;
-            break;
-        case OPT_DETERMINISTIC: o->deterministic = 1; break;
-        case OPT_THETA: rc = nb_parse_double(optarg, "--theta", 0.0, 2.0, 1, &o->theta); break;
-        case OPT_LEVELS: rc = nb_parse_u64(optarg, "--levels", 1, NB_LEVELS_MAX, &o->levels); break;
-        case OPT_ETA: rc = nb_parse_double(optarg, "--eta", 0.0, 10.0, 0, &o->eta); break;
-        case OPT_DECOMPOSE:
-            if (!strcmp(optarg, "auto"))
-                o->decompose = NB_DECOMPOSE_AUTO;
-            else if (!strcmp(optarg, "systems"))
-                o->decompose = NB_DECOMPOSE_SYSTEMS;
-            else if (!strcmp(optarg, "bodies"))
-                o->decompose = NB_DECOMPOSE_BODIES;
-            else {
-                nb_error("--decompose '%s': must be auto, systems or bodies", optarg);
-                rc = NB_EXIT_ERROR;
-            }
-            break;
-        case OPT_SANDBOX:
-            if (!strcmp(optarg, "auto"))
-                o->sandbox = NB_SANDBOX_AUTO;
-            else if (!strcmp(optarg, "require"))
-                o->sandbox = NB_SANDBOX_REQUIRE;
-            else if (!strcmp(optarg, "off"))
-                o->sandbox = NB_SANDBOX_OFF;
-            else {
-                nb_error("--sandbox '%s': must be auto, require or off", optarg);
-                rc = NB_EXIT_ERROR;
-            }
-            break;
-        case OPT_TIMING:
-            if (!strcmp(optarg, "call") || !strcmp(optarg, "k-2k")) {
-                o->timing_call = !strcmp(optarg, "call");
-            } else {
-                nb_error("--timing '%s': must be k-2k or call", optarg);
-                rc = NB_EXIT_ERROR;
-            }
-            break;
-        case OPT_WORKER_WRAPPER: /* tests only: compute-sanitizer inside the sandbox, around the worker */
-            if (!*optarg || optarg[0] != '/') {
-                nb_error("--worker-wrapper '%s': give the program's absolute path (and its options)", optarg);
-                rc = NB_EXIT_ERROR;
-            } else {
-                o->worker_wrapper = optarg;
-            }
-            break;
-        case OPT_SANDBOX_HIDE: {
-            size_t h = 0;
-            while (h < 4 && o->sandbox_hide[h])
-                ++h;
-            if (h == 4 || !*optarg || optarg[0] != '/') {
-                nb_error(h == 4 ? "--sandbox-hide: at most 4 folders" : "--sandbox-hide '%s': give an absolute path",
-                         optarg);
-                rc = NB_EXIT_ERROR;
-            } else {
-                o->sandbox_hide[h] = optarg;
-            }
-            break;
+    switch (c) {
+    case 'n':
+        rc = nb_parse_u64(optarg, "--bodies", 1, NB_MAX_TOTAL_BODIES, &o->bodies);
+        o->bodies_set = 1;
+        break;
+    case 'S':
+        rc = nb_parse_u64(optarg, "--systems", 1, NB_MAX_TOTAL_BODIES, &o->systems);
+        o->systems_set = 1;
+        break;
+    case 'k': rc = nb_parse_u64(optarg, "--steps", 0, UINT64_C(1) << 40, &o->steps); break;
+    case 'r': rc = nb_parse_u64(optarg, "--repeat", 1, 1000, &o->repeat); break;
+    case OPT_SEED:
+        rc = nb_parse_u64(optarg, "--seed", 0, UINT64_MAX, &o->seed);
+        o->seed_set = 1;
+        break;
+    case OPT_DT:
+        rc = nb_parse_double(optarg, "--dt", 0.0, 1e6, 0, &o->dt);
+        if (rc == NB_EXIT_OK && (float)o->dt < FLT_MIN) { /* the steps would not move at all */
+            nb_error("--dt %s: too small for float32, in which the steps compute (at least %g)",
+                     optarg, (double)FLT_MIN);
+            rc = NB_EXIT_ERROR;
         }
-        case 'h': usage(stdout, facts); return NB_EXIT_OK;
-        case 'V': printf("%s %s (commit %s)\n", facts->name, NB_VERSION, NB_COMMIT); return NB_EXIT_OK;
-        case ':':
-            nb_error("option %s needs a value (see --help)", argv[optind - 1]);
-            return NB_EXIT_ERROR;
-        default:
-            if (optind > 0 && optind <= argc && !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '=')) {
-                /* --name=value: a known option that takes no value, or an unknown one */
-                const char *arg = argv[optind - 1] + 2;
-                const size_t len = strcspn(arg, "=");
-                int known = 0;
-                for (const struct option *l = longopts; l->name; ++l)
-                    known |= strlen(l->name) == len && !strncmp(l->name, arg, len);
-                nb_error(known ? "option --%.*s takes no value (see --help)" : "unknown option --%.*s (see --help)",
-                         (int)len, arg);
-            } else if (optopt)
-                nb_error("unknown option -%c (see --help)", optopt);
-            else
-                nb_error("unknown option %s (see --help)", argv[optind - 1]);
-            return NB_EXIT_ERROR;
+        o->dt_set = 1;
+        break;
+    case OPT_EPS:
+        rc = nb_parse_double(optarg, "--eps", 0.0, 1e6, 1, &o->eps);
+        if (rc == NB_EXIT_OK && o->eps > 0.0 && (float)(o->eps * o->eps) < FLT_MIN) { /* eps^2 would be 0: no softening */
+            nb_error("--eps %s: its square is too small for float32, in which the forces compute (0, or at least %.3g)",
+                     optarg, sqrt((double)FLT_MIN));
+            rc = NB_EXIT_ERROR;
         }
-        if (rc != NB_EXIT_OK)
-            return rc;
+        o->eps_set = 1;
+        break;
+    case OPT_MODEL:
+        o->model_set = 1;
+        rc = nb_word_value(nb_model_words, nb_model_word_count, optarg, "--model", &v);
+        o->model = (nb_model)v;
+        break;
+    case OPT_MASSES:
+        o->masses_set = 1;
+        rc = nb_word_value(nb_masses_words, nb_masses_word_count, optarg, "--masses", &v);
+        o->masses = (nb_masses)v;
+        break;
+    case 'i': o->input = optarg; break;
+    case 'o': o->output = optarg; break;
+    case OPT_CSV: o->csv = optarg; break;
+    case OPT_TAG:
+        rc = check_tag(optarg);
+        o->tag = optarg;
+        break;
+    case 'q': o->quiet = 1; break;
+    case OPT_SNAP_EVERY: rc = nb_parse_u64(optarg, "--snapshot-every", 1, UINT64_C(1) << 40, &o->snapshot_every); break;
+    case OPT_SNAP_DIR: o->snapshot_dir = optarg; break;
+    case OPT_DIAG: o->diagnostics = 1; break;
+    case OPT_VALIDATE:
+        rc = nb_word_value(validate_words, COUNT(validate_words), optarg, "--validate", &v);
+        o->validate = (nb_validate_mode)v;
+        break;
+    case OPT_VALIDATE_ONLY: o->validate_only = 1; break;
+    case OPT_REF_CACHE:
+        o->ref_cache = optarg;
+        if (!*optarg) {
+            nb_error("--ref-cache '': give a folder (an empty name would mean the filesystem's root)");
+            rc = NB_EXIT_ERROR;
+        }
+        break;
+    case OPT_BLOCK:
+        rc = nb_parse_u64(optarg, "--block", 1, 1024, &u);
+        o->block = (unsigned)u;
+        break;
+    case OPT_GPUS:
+        rc = nb_parse_u64(optarg, "--gpus", 1, 64, &u);
+        o->gpus = (unsigned)u;
+        break;
+    case OPT_NO_OVERLAP: o->no_overlap = 1; break;
+    case OPT_RANKS:
+        rc = nb_parse_u64(optarg, "--ranks", 1, 64, &u);
+        o->ranks = (unsigned)u;
+        break;
+    case OPT_DETERMINISTIC: o->deterministic = 1; break;
+    case OPT_THETA: rc = nb_parse_double(optarg, "--theta", 0.0, 2.0, 1, &o->theta); break;
+    case OPT_LEVELS: rc = nb_parse_u64(optarg, "--levels", 1, NB_LEVELS_MAX, &o->levels); break;
+    case OPT_ETA: rc = nb_parse_double(optarg, "--eta", 0.0, 10.0, 0, &o->eta); break;
+    case OPT_DECOMPOSE:
+        rc = nb_word_value(decompose_words, COUNT(decompose_words), optarg, "--decompose", &v);
+        o->decompose = v;
+        break;
+    case OPT_SANDBOX:
+        rc = nb_word_value(sandbox_words, COUNT(sandbox_words), optarg, "--sandbox", &v);
+        o->sandbox = v;
+        break;
+    case OPT_TIMING:
+        rc = nb_word_value(timing_words, COUNT(timing_words), optarg, "--timing", &v);
+        o->timing_call = v;
+        break;
+    case OPT_WORKER_WRAPPER: /* tests only: compute-sanitizer inside the sandbox, around the worker */
+        if (!*optarg || optarg[0] != '/') {
+            nb_error("--worker-wrapper '%s': give the program's absolute path (and its options)", optarg);
+            rc = NB_EXIT_ERROR;
+        } else {
+            o->worker_wrapper = optarg;
+        }
+        break;
+    case OPT_SANDBOX_HIDE: {
+        size_t h = 0;
+        while (h < 4 && o->sandbox_hide[h])
+            ++h;
+        if (h == 4 || !*optarg || optarg[0] != '/') {
+            nb_error(h == 4 ? "--sandbox-hide: at most 4 folders" : "--sandbox-hide '%s': give an absolute path",
+                     optarg);
+            rc = NB_EXIT_ERROR;
+        } else {
+            o->sandbox_hide[h] = optarg;
+        }
+        break;
     }
-    if (optind < argc) {
-        nb_error("unexpected argument '%s' (see --help)", argv[optind]);
-        return NB_EXIT_ERROR;
     }
+    return rc;
+}
+
+/* An option getopt did not know, or one given a value it takes none: one line. */
+static void unknown_option(int argc, char **argv)
+{
+    if (optind > 0 && optind <= argc && !strncmp(argv[optind - 1], "--", 2) && strchr(argv[optind - 1], '=')) {
+        /* --name=value: a known option that takes no value, or an unknown one */
+        const char *arg = argv[optind - 1] + 2;
+        const size_t len = strcspn(arg, "=");
+        int known = 0;
+        for (const struct option *l = longopts; l->name; ++l)
+            known |= strlen(l->name) == len && !strncmp(l->name, arg, len);
+        nb_error(known ? "option --%.*s takes no value (see --help)" : "unknown option --%.*s (see --help)",
+                 (int)len, arg);
+    } else if (optopt)
+        nb_error("unknown option -%c (see --help)", optopt);
+    else
+        nb_error("unknown option %s (see --help)", argv[optind - 1]);
+}
+
+/* What the options say together. */
+static int check_together(const nb_options *o)
+{
     if (o->input && (o->bodies_set || o->systems_set || o->model_set || o->masses_set || o->seed_set)) {
         nb_error("--input takes the bodies from the file: drop --bodies, --systems, --model, --masses and --seed");
         return NB_EXIT_ERROR;
@@ -438,5 +398,34 @@ int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *fac
         nb_error("--snapshot-every and --snapshot-dir go together");
         return NB_EXIT_ERROR;
     }
-    return -1;
+    return NB_EXIT_OK;
+}
+
+int nb_parse_args(int argc, char **argv, nb_options *o, const nb_step_facts *facts)
+{
+    defaults(o);
+    opterr = 0; /* our own messages, one line each */
+    /* 0, not 1: getopt (glibc, musl) then also forgets short options an earlier parse left half read. */
+    optind = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":n:S:k:i:o:r:qhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': usage(stdout, facts); return NB_EXIT_OK;
+        case 'V': printf("%s %s (commit %s)\n", facts->name, NB_VERSION, NB_COMMIT); return NB_EXIT_OK;
+        case ':':
+            nb_error("option %s needs a value (see --help)", argv[optind - 1]);
+            return NB_EXIT_ERROR;
+        case '?':
+            unknown_option(argc, argv);
+            return NB_EXIT_ERROR;
+        default:
+            if (parse_one(c, o) != NB_EXIT_OK)
+                return NB_EXIT_ERROR;
+        }
+    }
+    if (optind < argc) {
+        nb_error("unexpected argument '%s' (see --help)", argv[optind]);
+        return NB_EXIT_ERROR;
+    }
+    return check_together(o) == NB_EXIT_OK ? -1 : NB_EXIT_ERROR;
 }

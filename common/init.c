@@ -2,23 +2,23 @@
  * seed gives the same bodies, bit for bit, on every machine and compiler. */
 #include "init.h"
 #include "rng.h"
+#include "util.h"
 
 #include <math.h>
 #include <stddef.h>
 
-const char *nb_model_name(nb_model m)
-{
-    switch (m) {
-    case NB_MODEL_PLUMMER: return "plummer";
-    case NB_MODEL_UNIFORM: return "uniform";
-    case NB_MODEL_COLLISION: return "collision";
-    case NB_MODEL_HERNQUIST: return "hernquist";
-    case NB_MODEL_HERNQUIST_BH: return "hernquist-bh";
-    }
-    return "?";
-}
+const nb_word nb_model_words[] = {{"plummer", NB_MODEL_PLUMMER},
+                                   {"uniform", NB_MODEL_UNIFORM},
+                                   {"collision", NB_MODEL_COLLISION},
+                                   {"hernquist", NB_MODEL_HERNQUIST},
+                                   {"hernquist-bh", NB_MODEL_HERNQUIST_BH}};
+const size_t nb_model_word_count = sizeof nb_model_words / sizeof nb_model_words[0];
+const nb_word nb_masses_words[] = {{"equal", NB_MASSES_EQUAL}, {"random", NB_MASSES_RANDOM}};
+const size_t nb_masses_word_count = sizeof nb_masses_words / sizeof nb_masses_words[0];
 
-const char *nb_masses_name(nb_masses m) { return m == NB_MASSES_RANDOM ? "random" : "equal"; }
+const char *nb_model_name(nb_model m) { return nb_word_name(nb_model_words, nb_model_word_count, (int)m); }
+
+const char *nb_masses_name(nb_masses m) { return nb_word_name(nb_masses_words, nb_masses_word_count, (int)m); }
 
 double nb_cbrt(double a)
 {

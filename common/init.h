@@ -3,6 +3,7 @@
 #define NB_INIT_H
 
 #include "nbody.h"
+#include "util.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +40,11 @@ typedef enum nb_masses {
     NB_MASSES_RANDOM    /* m uniform in [0.5, 1.5), scaled to total 1: exposes m_i-for-m_j bugs */
 } nb_masses;
 
+/* The models' and the mass laws' names (--model, --masses, the results CSV), read both ways. */
+extern const nb_word nb_model_words[];
+extern const size_t nb_model_word_count;
+extern const nb_word nb_masses_words[];
+extern const size_t nb_masses_word_count;
 const char *nb_model_name(nb_model m);
 const char *nb_masses_name(nb_masses m);
 

@@ -215,3 +215,27 @@ int nb_input_check(const char *path)
     }
     return NB_EXIT_OK;
 }
+
+int nb_word_value(const nb_word *words, size_t count, const char *text, const char *option, int *value)
+{
+    for (size_t k = 0; k < count; ++k)
+        if (!strcmp(words[k].name, text)) {
+            *value = words[k].value;
+            return NB_EXIT_OK;
+        }
+    char list[512] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < count && used < sizeof list; ++k)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k == 0 ? "" : k + 1 == count ? " or " : ", ",
+                                 words[k].name);
+    nb_error("%s '%s': must be %s", option, text, list);
+    return NB_EXIT_ERROR;
+}
+
+const char *nb_word_name(const nb_word *words, size_t count, int value)
+{
+    for (size_t k = 0; k < count; ++k)
+        if (words[k].value == value)
+            return words[k].name;
+    return "?";
+}

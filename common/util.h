@@ -43,6 +43,17 @@ int nb_input_check(const char *path);
 /* Host memory the kernel says is available (MemAvailable), or 0 if unknown. */
 uint64_t nb_host_memory_available(void);
 
+/* A word an option takes and the value it stands for: one table an option, read both ways. */
+typedef struct nb_word {
+    const char *name;
+    int value;
+} nb_word;
+/* The value of `text` among words[0..count): NB_EXIT_OK, or NB_EXIT_ERROR after the one line
+ * "OPTION 'TEXT': must be A, B or C". */
+int nb_word_value(const nb_word *words, size_t count, const char *text, const char *option, int *value);
+/* The word of `value`, or "?". */
+const char *nb_word_name(const nb_word *words, size_t count, int value);
+
 /* "1.5 GiB" style size, into buf. */
 const char *nb_format_bytes(uint64_t bytes, char *buf, size_t len);
 

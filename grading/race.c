@@ -104,7 +104,7 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
     textf(lots, sizeof lots, "%s/race-%u.nbs", logdir, many);
     textf(log1, sizeof log1, "%s/race-1.log", logdir);
     textf(logn, sizeof logn, "%s/race-%u.log", logdir, many);
-    progress(g->tty, "  %s %s: race check: 1 thread against %u, the -O0 build, N=1000 S=3, 4 steps", s->id, out->name,
+    progress(g->tty, "  %s %s: race check: 1 thread against %u, the -O0 build, as the case N=1000 S=3 plummer/random", s->id, out->name,
              many);
     ++out->cases;
     const check_case race_case = {1000, 3, "plummer", "random", 0};
