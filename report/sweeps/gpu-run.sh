@@ -5,7 +5,7 @@
 # instructions.csv and stalls.csv (ncu), grade.tgz (make grade's table and CSVs), measure.tgz
 # (report/sweeps/measure.sh's CSVs, re-packed after every phase, so a call cut short still returns what finished).
 #   phases: env build validate floor scaling streams ladder ncu tuning slices sweeps unroll tests sanitize grade
-#           and, only when named: selftest hardening cpu-peer pair plants
+#           and, only when named: selftest hardening cpu-peer pair plants rebound
 #   (floor: every floor of the README's "Where things stand"; scaling: step08 and step11 on 1, 2, 4 ... GPUs,
 #   GPU_RUN_SCALING_SHAPES="split:S:N:k ..." to choose the shapes; GPU_RUN_GRADE_STEPS="09 10": grade only those)
 # GPU_RUN_BUDGET=S: start no phase after S seconds (phases are ordered by importance).
@@ -185,6 +185,14 @@ fi
 # __syncthreads() in copies of step03 must be found, the unchanged copy clean.
 if has plants; then
     bash tests/sanitizer-plants.sh build/sanitizer-plants | tee "$out/sanitizer-plants.txt"
+fi
+
+# The GPU steps against REBOUND's leapfrog (tests/rebound.sh; issue #54): its wheel carried in .whl, where
+# the machine reaches no registry (PIP_NO_INDEX, PIP_FIND_LINKS).
+if has rebound; then
+    [ -d .whl ] && export PIP_NO_INDEX=1 PIP_FIND_LINKS=$PWD/.whl
+    make "${deps[@]}" test-rebound STEPS="$(. common/steps.sh && registry_where lang cu id | tr '\n' ' ')" 2>&1 |
+        grep -vE '^(gcc|nvcc|ar|rm) ' | tee "$out/rebound.txt" | tail -n 16
 fi
 
 if has ladder; then
