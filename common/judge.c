@@ -615,8 +615,8 @@ static int worker_spec(harness *h)
 /* Bounded workers (common/README.md): what one worker may take, from the run's size. Its CPU time: the
  * wall-clock limits of every call it can get (the checks' worker gets at most NB_WORKER_CALLS), on each of
  * its threads and ranks, twice over for the driver's own threads; its files: its private /tmp; its tasks
- * and memory (2 GiB and 8 times the state) in a control group of its own where one can be made, else (a
- * CPU step) its address space. */
+ * and memory (2 GiB a rank and 8 times the state) in a control group of its own where one can be made,
+ * else (a CPU step) its address space. */
 #define NB_WORKER_CALLS 6
 #define NB_WORKER_TASKS 1024
 #define NB_WORKER_MEMORY_BASE ((uint64_t)2 << 30)
@@ -633,7 +633,7 @@ static void worker_limits(harness *h)
     s->limits.file_bytes = s->tmp_bytes;
     s->limits.cpus = NB_STEP_RANKS ? 0 : s->threads; /* it runs on as many CPUs as it is sent threads */
     s->tasks = NB_WORKER_TASKS;
-    uint64_t memory = NB_WORKER_MEMORY_BASE + 8 * state_bytes;
+    uint64_t memory = NB_WORKER_MEMORY_BASE * (s->ranks ? s->ranks : 1) + 8 * state_bytes; /* a base a rank */
     const uint64_t avail = nb_host_memory_available();
     if (avail && memory > avail)
         memory = avail;
