@@ -97,20 +97,20 @@ static int own_group(const char *controller, char *out, size_t len)
 static int write_text(const char *dir, const char *file, const char *text)
 {
     char path[700];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    const int fd = open(path, O_WRONLY | O_CLOEXEC);
+    const int n = snprintf(path, sizeof path, "%s/%s", dir, file);
+    const int fd = n < 0 || (size_t)n >= sizeof path ? -1 : open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    const ssize_t n = write(fd, text, strlen(text));
+    const ssize_t wrote = write(fd, text, strlen(text));
     close(fd);
-    return n == (ssize_t)strlen(text) ? 0 : -1;
+    return wrote == (ssize_t)strlen(text) ? 0 : -1;
 }
 
 static uint64_t read_number(const char *dir, const char *file, const char *key)
 {
     char path[700], line[256];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "re");
+    const int n = snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = n < 0 || (size_t)n >= sizeof path ? NULL : fopen(path, "re");
     uint64_t v = 0;
     while (f && fgets(line, sizeof line, f)) {
         const size_t k = strlen(key);
@@ -127,8 +127,8 @@ static uint64_t read_number(const char *dir, const char *file, const char *key)
 /* mkdir base/own/name; "" on failure. */
 static void make_group(char *out, size_t len, const char *base, const char *own, const char *name)
 {
-    snprintf(out, len, "%s%s/%s", base, strcmp(own, "/") ? own : "", name);
-    if (mkdir(out, 0755) != 0)
+    const int n = snprintf(out, len, "%s%s/%s", base, strcmp(own, "/") ? own : "", name);
+    if (n < 0 || (size_t)n >= len || mkdir(out, 0755) != 0)
         out[0] = '\0';
 }
 
@@ -203,7 +203,9 @@ const char *nb_cgroup_limit_hit(const nb_cgroup *cg, char *buf, unsigned long le
 static void empty_group(const char *dir)
 {
     char path[700], line[64];
-    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    const int n = snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    if (n < 0 || (size_t)n >= sizeof path)
+        return;
     for (int tries = 0; tries < 100; ++tries) {
         FILE *f = fopen(path, "re");
         int any = 0;
