@@ -113,10 +113,16 @@ void run_race_check(grader *g, outcome *out, const char *logdir, const char *rac
     const int single = race_run(g, bin, 1, one, log1, why, sizeof why, &mismatch);
     if (!single || !race_run(g, bin, as_checks, lots, logn, why, sizeof why, &mismatch)) {
         out->v = V_FAIL;
-        textf(out->reason, sizeof out->reason, "%s", why);
-        textf(out->log, sizeof out->log, "%s", single ? logn : log1);
-        if (single && mismatch) /* right on one thread, wrong on many: the threads share what they write */
+        if (single && mismatch) { /* right on one thread, wrong on many: the threads share what they write */
+            textf(out->reason, sizeof out->reason, "data race: built without optimisation, %u threads fail the check "
+                  "1 thread passes (N=1000 S=3 plummer/random); a variable all threads write, e.g. an accumulator "
+                  "declared outside the parallel loop? (%s)", many, why);
+            textf(out->failed_case, sizeof out->failed_case, "race N=1000 S=3");
             cause_race(out);
+        } else {
+            textf(out->reason, sizeof out->reason, "%s", why);
+        }
+        textf(out->log, sizeof out->log, "%s", single ? logn : log1);
         out->row = synthetic_row(out->s->id, out->name, &race_case);
         return;
     }
