@@ -109,14 +109,27 @@ $(BUILD)/gen/commit.c: FORCE
 FORCE:
 
 # ---- common/: libnbody.a, and the two platforms --------------------------------------------
-COMMON_SRC := child.c cli.c comm_single.c device_query.c features.c float_range.c init.c progress.c protocol.c refcache.c reference.c replace.c \
-  results.c rng.c sha256.c sink.c snapshot.c state.c timing.c util.c validate.c variant.c worker_call.c
+COMMON_SRC := child.c cli.c comm_single.c device_query.c features.c float_range.c formats.c hdf5io.c init.c progress.c \
+  protocol.c refcache.c reference.c replace.c results.c rng.c sha256.c sink.c snapshot.c state.c timing.c tipsy.c util.c \
+  validate.c variant.c worker_call.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/common/%.o) $(BUILD)/obj/common/commit.o
 LIBNBODY := $(BUILD)/lib/libnbody.a
 
 $(BUILD)/obj/common/%.o: common/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
 	$(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -c $< -o $@
+
+# HDF5 (common/hdf5io.c, GADGET/SWIFT snapshots) is optional: $(BUILD)/.deps-hdf5 installs it where it can,
+# and hdf5io.o is compiled with it when pkg-config finds it then, else without (every HDF5 call then says
+# so in one line). Its compile writes the libraries it needs to $(BUILD)/gen/hdf5.libs (empty without it),
+# which the links of the programs that read or write formats (HDF5_LIBS) add: the same choice both times.
+HDF5_LIBS = $(shell cat $(BUILD)/gen/hdf5.libs 2>/dev/null)
+$(BUILD)/obj/common/hdf5io.o: common/hdf5io.c $(BUILD)/gen/version.h | $(BUILD)/.deps-hdf5 $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	@if pkg-config --exists hdf5 2>/dev/null; then pkg-config --libs hdf5 > $(BUILD)/gen/hdf5.libs; \
+	  else : > $(BUILD)/gen/hdf5.libs; fi
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) $$(test -s $(BUILD)/gen/hdf5.libs && echo -DNB_HAVE_HDF5 $$(pkg-config --cflags hdf5)) \
+	  -include version.h -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/common/commit.o: $(BUILD)/gen/commit.c $(BUILD)/gen/version.h
 	@mkdir -p $(@D)
@@ -158,7 +171,7 @@ compile_judge = $(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h -MMD -MP -DNB_S
 compile_worker = $(CC) $(LAB_CFLAGS) $(CFLAGS) -MMD -MP -DNB_STEP_NAME='"$(2)"' -c $< -o $@
 # The worker's objects, and the link of a judge (its worker, a prerequisite, is not linked in).
 worker_objs = $(BUILD)/obj/$(2)/worker.o $(if $(filter cu,$(3)),$(BUILD)/obj/common/device.o $(if $(call launch_of,$(1)),$(MPI_OBJ)),$(BUILD)/obj/common/host.o) $(LIBNBODY)
-link_judge = $(CC) -fopenmp $(LDFLAGS) -o $@ $(filter-out %-worker,$^) $(LDLIBS)
+link_judge = $(CC) -fopenmp $(LDFLAGS) -o $@ $(filter-out %-worker,$^) $(HDF5_LIBS) $(LDLIBS)
 
 # The compile line of GPU step $(1), but for -c and -o (make regs and make profile compile with it too).
 nvcc_step = $(NVCC) $(LAB_NVCCFLAGS) $(NVCCFLAGS) $(if $(STEP_FLAGS),$(filter-out none,$(STEP_FLAGS)),$(call flags_of,$(1))) $(STEP_DEFS) \
@@ -231,6 +244,20 @@ $(BUILD)/.deps-%: common/deps.sh
 	@mkdir -p $(@D)
 	@DEPS_ROOT='$(DEPS_ROOT)' CC='$(CC)' bash common/deps.sh $*
 	@touch $@
+# HDF5 is optional: without it the lab builds with HDF5 compiled out (common/README.md, "Other file formats").
+$(BUILD)/.deps-hdf5: common/deps.sh
+	@mkdir -p $(@D)
+	@DEPS_ROOT='$(DEPS_ROOT)' CC='$(CC)' bash common/deps.sh hdf5 || \
+	  echo "deps: building without HDF5: --input and --output-format hdf5 will say so (exit 2)" >&2
+	@touch $@
+
+# ---- the converter: any of the three formats to any (common/formats.h) -------------------------
+NBCONVERT := $(BUILD)/tools/nbconvert
+$(NBCONVERT): common/nbconvert.c $(LIBNBODY) $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) -include version.h $(LDFLAGS) -o $@ $< $(LIBNBODY) $(HDF5_LIBS) $(LDLIBS)
+.PHONY: nbconvert
+nbconvert: $(NBCONVERT)                              ## build build/tools/nbconvert: a snapshot, tipsy or HDF5 file to any of the three
 
 .PHONY: nvcc
 nvcc:  ## no CUDA Toolkit here: fetch NVIDIA's compiler from PyPI into .deps/cuda (make grade does it itself)
@@ -238,7 +265,7 @@ nvcc:  ## no CUDA Toolkit here: fetch NVIDIA's compiler from PyPI into .deps/cud
 
 # ---- top-level targets --------------------------------------------------------------------
 .PHONY: all cpu gpu clean diff help
-all: $(CPU_BINS) $(if $(HAVE_NVCC),$(GPU_BINS),gpu)  ## build every step (GPU steps where nvcc exists)
+all: $(CPU_BINS) $(if $(HAVE_NVCC),$(GPU_BINS),gpu) $(NBCONVERT)  ## build every step (GPU steps where nvcc exists) and nbconvert
 cpu: $(CPU_BINS)                                     ## build the CPU steps only
 gpu: $(if $(HAVE_NVCC),$(GPU_BINS))                  ## build the GPU steps (needs nvcc)
 ifeq ($(HAVE_NVCC),)

@@ -94,8 +94,8 @@ static void usage(FILE *f, const nb_step_facts *facts)
             "                          hernquist-bh (the same about a black hole of 1 %% of the mass, body 0)\n"
             "      --masses MASSES     equal (default, m = 1/N) or random (uniform in [0.5,1.5), total 1)\n"
             "      --seed SEED         random seed (default 42)\n"
-            "  -i, --input FILE        start from a snapshot file instead of a model (its dt and eps are\n"
-            "                          the defaults then)\n"
+            "  -i, --input FILE        start from a file instead of a model: a snapshot, tipsy or GADGET/SWIFT\n"
+            "                          HDF5, told apart by its content (its dt and eps are the defaults then)\n"
             "\n"
             "Integration\n"
             "  -k, --steps K           time steps (default 10)\n"
@@ -104,6 +104,7 @@ static void usage(FILE *f, const nb_step_facts *facts)
             "\n"
             "Output\n"
             "  -o, --output FILE       write the final state as a snapshot\n"
+            "      --output-format FMT --output's format: nbs (default), tipsy or hdf5 (one system)\n"
             "      --snapshot-every K  write a snapshot every K steps of this run into --snapshot-dir (counted\n"
             "                          from the run's start, also when it resumes from --input)\n"
             "      --snapshot-dir DIR  folder for those snapshots (must exist)\n"
@@ -160,7 +161,8 @@ static void usage(FILE *f, const nb_step_facts *facts)
 enum {
     OPT_MODEL = 256, OPT_MASSES, OPT_SEED, OPT_DT, OPT_EPS, OPT_SNAP_EVERY, OPT_SNAP_DIR, OPT_CSV, OPT_TAG,
     OPT_DIAG, OPT_VALIDATE, OPT_VALIDATE_ONLY, OPT_REF_CACHE, OPT_BLOCK, OPT_GPUS, OPT_NO_OVERLAP, OPT_DECOMPOSE,
-    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE, OPT_RANKS, OPT_LEVELS, OPT_ETA, OPT_TIMING, OPT_WORKER_WRAPPER
+    OPT_DETERMINISTIC, OPT_THETA, OPT_SANDBOX, OPT_SANDBOX_HIDE, OPT_RANKS, OPT_LEVELS, OPT_ETA, OPT_TIMING, OPT_WORKER_WRAPPER,
+    OPT_OUTPUT_FORMAT
 };
 
 static int check_tag(const char *tag)
@@ -231,6 +233,7 @@ static const struct option longopts[] = {
     {"timing", required_argument, 0, OPT_TIMING},
     {"levels", required_argument, 0, OPT_LEVELS}, {"eta", required_argument, 0, OPT_ETA},
     {"worker-wrapper", required_argument, 0, OPT_WORKER_WRAPPER},
+    {"output-format", required_argument, 0, OPT_OUTPUT_FORMAT},
     {0, 0, 0, 0}};
 
 /* One option and its value into o: NB_EXIT_OK, or NB_EXIT_ERROR after its line. */
@@ -283,6 +286,7 @@ static int parse_one(int c, nb_options *o)
         break;
     case 'i': o->input = optarg; break;
     case 'o': o->output = optarg; break;
+    case OPT_OUTPUT_FORMAT: o->output_format = optarg; break;
     case OPT_CSV: o->csv = optarg; break;
     case OPT_TAG:
         rc = check_tag(optarg);

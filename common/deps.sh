@@ -10,8 +10,10 @@
 #         its host compiler is g++, installed as the rest: gxx),
 #         python3 (the scripts the lab runs with it: report/explore/sass-model.py in make test-hardening,
 #         the class grader's reports and JSON, grading/class/report.py; the standard library only)
+#         hdf5 (the HDF Group's C library: GADGET/SWIFT-style snapshots, common/hdf5io.c; optional:
+#         without it the lab builds with HDF5 compiled out)
 set -u
-what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap|slurm|python3|nvcc|gxx}
+what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap|slurm|python3|nvcc|gxx|hdf5}
 lab=$(cd "$(dirname "$0")/.." && pwd)
 # The wheels of NVIDIA's compiler on PyPI, pinned (tried together on Debian 12, 2026-12-01: step02
 # compiled and linked): nvcc and ptxas, the front end's headers (crt), the runtime's headers and static
@@ -40,6 +42,8 @@ have() {
         { command -v nvcc >/dev/null 2>&1 || [ -x "$lab/.deps/cuda/bin/nvcc" ]; } && command -v g++ >/dev/null 2>&1 ;;
     python3)
         command -v python3 >/dev/null 2>&1 && python3 -c 'import argparse, csv, hmac, html, json, secrets, statistics' 2>/dev/null ;;
+    hdf5)
+        pkg-config --exists hdf5 2>/dev/null ;;
     slurm)
         for t in slurmctld slurmd munged sinfo sbatch squeue scancel srun; do
             PATH=$PATH:/usr/sbin:/sbin command -v $t >/dev/null 2>&1 || return 1
@@ -57,6 +61,7 @@ slurm) pkgs="slurm-wlm munge" ;;
 python3) pkgs="python3" ;;
 nvcc) pkgs="python3-pip" ;;
 gxx) pkgs="g++" ;;
+hdf5) pkgs="libhdf5-dev pkg-config" ;;
 *) echo "deps.sh: unknown dependency '$what'" >&2; exit 2 ;;
 esac
 

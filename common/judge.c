@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "device_query.h"
 #include "float_range.h"
+#include "formats.h"
 #include "nbody.h"
 #include "progress.h"
 #include "refcache.h"
@@ -83,6 +84,7 @@
 
 typedef struct harness {
     nb_options o;
+    nb_format output_format; /* --output's (formats.h) */
     unsigned features;    /* NB_FEATURE_* of steps.list: trusted, unlike anything the worker says */
     nb_state initial;
     char initial_sha[65]; /* SHA-256 of the initial state: binds a cached reference to its exact input */
@@ -663,6 +665,12 @@ static int setup(harness *h)
         nb_error("--validate-only writes no snapshots: drop it, or drop --validate-only");
         return NB_EXIT_ERROR;
     }
+    if (o->output_format && !o->output) {
+        nb_error("--output-format %s: there is no --output to write in it", o->output_format);
+        return NB_EXIT_ERROR;
+    }
+    if (o->output_format && nb_format_parse(o->output_format, "--output-format", &h->output_format) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
     if (o->csv && !o->validate_only && o->steps == 0) {
         nb_error("--csv needs at least one step to time (--steps 0 only validates and writes --output)");
         return NB_EXIT_ERROR;
@@ -677,7 +685,7 @@ static int setup(harness *h)
     uint64_t systems = o->systems, bodies = o->bodies;
     if (o->input) {
         nb_snapshot_info info;
-        rc = nb_snapshot_read(o->input, &h->initial, &info);
+        rc = nb_format_read(o->input, &h->initial, &info, NULL);
         if (rc != NB_EXIT_OK)
             return rc;
         if (!o->dt_set && info.dt > 0.0)
@@ -687,6 +695,8 @@ static int setup(harness *h)
         systems = h->initial.systems;
         bodies = h->initial.bodies;
     }
+    if (o->output && nb_format_check(h->output_format, (size_t)systems, o->output) != NB_EXIT_OK)
+        return NB_EXIT_ERROR;
 
     /* Host memory, before allocating: the judge's copies (initial, work, result, back, trial, queued
      * snapshots), the fp64 references, and the worker's own copy. The worker checks the GPU's. */
@@ -971,7 +981,8 @@ static int check_phase(harness *h, run_state *s, int *ended)
             return NB_EXIT_ERROR;
         }
         nb_replace staged = {0};
-        if ((rc = nb_snapshot_stage(&staged, o->output, &h->validated, o->eps, fmin(o->dt, NB_CHECK_DT))) !=
+        if ((rc = nb_format_stage(&staged, h->output_format, o->output, &h->validated, o->eps,
+                                  fmin(o->dt, NB_CHECK_DT))) !=
                 NB_EXIT_OK ||
             (rc = nb_replace_commit(&staged, NULL)) != NB_EXIT_OK)
             return rc;
@@ -1151,7 +1162,7 @@ static int finish(harness *h, run_state *s)
                (unsigned long long)k);
     }
     nb_replace output = {0};
-    if (o->output && (rc = nb_snapshot_stage(&output, o->output, result, o->eps, o->dt)) != NB_EXIT_OK)
+    if (o->output && (rc = nb_format_stage(&output, h->output_format, o->output, result, o->eps, o->dt)) != NB_EXIT_OK)
         return rc;
     const timing *t = &s->t;
     if (k > 0) {
