@@ -403,7 +403,7 @@ int nb_hdf5_read(const char *path, nb_state *s, nb_snapshot_info *info)
     nb_state_free(s);
     memset(s, 0, sizeof *s);
     if (strcmp(rd.why, "-") != 0)
-        nb_error("%s: %s", path, rd.why);
+        nb_error("%s: HDF5 snapshot: %s", path, rd.why);
     return NB_EXIT_ERROR;
 }
 #endif

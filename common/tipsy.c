@@ -121,7 +121,7 @@ int nb_tipsy_read(const char *path, nb_state *s, nb_snapshot_info *info)
     else if (!isfinite(time))
         fail = "non-finite time in its header";
     if (fail) {
-        nb_error("%s: tipsy file %s", path, fail);
+        nb_error("%s: tipsy file: %s", path, fail);
         fclose(f);
         return NB_EXIT_ERROR;
     }
@@ -165,7 +165,7 @@ int nb_tipsy_read(const char *path, nb_state *s, nb_snapshot_info *info)
     }
     fclose(f);
     if (fail) {
-        nb_error("%s: tipsy file %s", path, fail);
+        nb_error("%s: tipsy file: %s", path, fail);
         nb_state_free(s);
         return NB_EXIT_ERROR;
     }

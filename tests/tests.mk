@@ -145,6 +145,29 @@ else
 	else echo "FAIL resume: snapshots written: '$$got' (want steps 14 and 18)"; exit 1; fi
 endif
 
+# The tipsy and HDF5 formats (common/formats.h) from outside: round trips bit for bit, files written by
+# hand (tests/formats_foreign.c), and pynbody (PyPI, into a venv of its own under $(BUILD), kept): tests/formats-check.sh.
+FORMATS_FOREIGN := $(TEST_DIR)/bin/formats_foreign
+FORMATS_VENV := $(BUILD)/venv-pynbody
+$(FORMATS_FOREIGN): tests/formats_foreign.c $(BUILD)/obj/common/hdf5io.o
+	@mkdir -p $(@D)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) $$(test -s $(BUILD)/gen/hdf5.libs && echo -DNB_HAVE_HDF5 $$(pkg-config --cflags hdf5)) \
+	  $(LDFLAGS) -o $@ $< $(HDF5_LIBS) -lm
+
+.PHONY: test-formats test-pynbody
+test-formats: $(RESUME_BIN) $(NBCONVERT) $(FORMATS_FOREIGN)  ## tipsy and HDF5: lab -> format -> lab bit for bit, and files written by hand start a run
+ifeq ($(RESUME_BIN),)
+	@echo "SKIP formats: no CPU step written yet (TODO: $(foreach s,$(filter $(CPU_IDS),$(STEP_TODO)),$(call folder_of,$(s))))"
+else
+	@bash tests/formats-check.sh roundtrip $(RESUME_BIN) $(NBCONVERT) $(FORMATS_FOREIGN) $(TEST_DIR)/formats
+endif
+test-pynbody: $(RESUME_BIN) $(NBCONVERT)  ## pynbody opens the lab's tipsy and HDF5 files (venv under $(BUILD), made once; SKIP without PyPI)
+ifeq ($(RESUME_BIN),)
+	@echo "SKIP pynbody: no CPU step written yet (TODO: $(foreach s,$(filter $(CPU_IDS),$(STEP_TODO)),$(call folder_of,$(s))))"
+else
+	@bash tests/formats-check.sh pynbody $(RESUME_BIN) $(NBCONVERT) $(TEST_DIR)/pynbody $(FORMATS_VENV)
+endif
+
 # The exchange of the MPI steps (common/exchange.c) with a CPU force function, under mpirun -np 1, 2, 3,
 # and a rank that fails or is killed: tests/mpi-ranks.sh. No GPU needed; OpenMPI is installed like Check.
 MPI_TEST := $(TEST_DIR)/bin/mpi_exchange
@@ -207,7 +230,7 @@ test-rebound: $(REBOUND_BINS)  ## REBOUND's leapfrog from the lab's bodies: step
 
 # make test also checks the handout and every bad input (make sanitize passes TEST_EXTRA= to skip them).
 # test-answers (tests/answers.sh) is the instructors' and not in a handout.
-TEST_EXTRA ?= test-features test-resume test-rebound test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-todo test-conf test-floors test-tools test-stagger test-ladder \
+TEST_EXTRA ?= test-features test-resume test-formats test-pynbody test-rebound test-mpi test-handout test-hardening test-deterministic test-tables test-lessons test-registry test-todo test-conf test-floors test-tools test-stagger test-ladder \
   $(if $(wildcard tests/answers.sh),test-answers)
 # Its last line is the verdict, "N passed, N failed, N skipped" (tests/all.sh); the compilers' command
 # lines show with V=1 only.
