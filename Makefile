@@ -123,8 +123,9 @@ $(BUILD)/obj/common/%.o: common/%.c $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 # and hdf5io.o is compiled with it when pkg-config finds it then, else without (every HDF5 call then says
 # so in one line). Its compile writes the libraries it needs to $(BUILD)/gen/hdf5.libs (empty without it),
 # which the links of the programs that read or write formats (HDF5_LIBS) add: the same choice both times.
+# HDF5 installed later: remove the stamp, and make compiles hdf5io.o again (the stamp is a prerequisite).
 HDF5_LIBS = $(shell cat $(BUILD)/gen/hdf5.libs 2>/dev/null)
-$(BUILD)/obj/common/hdf5io.o: common/hdf5io.c $(BUILD)/gen/version.h | $(BUILD)/.deps-hdf5 $(BUILD)/.deps-zlib
+$(BUILD)/obj/common/hdf5io.o: common/hdf5io.c $(BUILD)/gen/version.h $(BUILD)/.deps-hdf5 | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
 	@if pkg-config --exists hdf5 2>/dev/null; then pkg-config --libs hdf5 > $(BUILD)/gen/hdf5.libs; \
 	  else : > $(BUILD)/gen/hdf5.libs; fi

@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char *const names[] = {"nbs", "tipsy", "hdf5"};
-static const char *const titles[] = {"snapshot", "tipsy file", "HDF5 snapshot"}; /* for messages */
+static const char *const titles[] = {"a snapshot", "a tipsy file", "an HDF5 snapshot"}; /* for messages */
 
 const char *nb_format_name(nb_format f)
 {
@@ -66,7 +66,7 @@ int nb_format_check(nb_format f, size_t systems, const char *path)
     if (f == NB_FORMAT_NBS)
         return NB_EXIT_OK;
     if (systems != 1) {
-        nb_error("%s: a %s holds one system, this run has %zu (write .nbs, then one system at a time: "
+        nb_error("%s: %s holds one system, the state to write has %zu (write .nbs, then one system at a time: "
                  "nbconvert --system K)", path, titles[f], systems);
         return NB_EXIT_ERROR;
     }

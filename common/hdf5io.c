@@ -37,8 +37,8 @@ int nb_hdf5_sniff(const char *path)
 
 static int compiled_out(const char *path)
 {
-    nb_error("%s: HDF5 support is compiled out of this build (libhdf5-dev was not installed: run "
-             "'bash common/deps.sh hdf5', then make clean all)", path);
+    nb_error("%s: HDF5 support is compiled out of this build (libhdf5-dev was not installed: install it, "
+             "e.g. bash common/deps.sh hdf5, then remove build/.deps-hdf5 and run make)", path);
     return NB_EXIT_ERROR;
 }
 
@@ -162,7 +162,7 @@ static int write_file(const char *tmp, const nb_state *s, double eps, double dt)
 int nb_hdf5_stage(nb_replace *r, const char *path, const nb_state *s, double eps, double dt)
 {
     if (s->systems != 1) {
-        nb_error("%s: an HDF5 snapshot holds one system here, this state has %zu (write one system at a "
+        nb_error("%s: an HDF5 snapshot holds one system, the state to write has %zu (write one system at a "
                  "time: nbconvert --system K)", path, s->systems);
         return NB_EXIT_ERROR;
     }
@@ -234,7 +234,7 @@ static int shape(reader *rd, hid_t group, const char *name, int columns, hsize_t
 {
     const hid_t d = H5Dopen2(group, name, H5P_DEFAULT);
     if (d < 0)
-        return fail(rd, "has no readable /PartType1/%s", name);
+        return fail(rd, "no readable /PartType1/%s", name);
     const hid_t space = H5Dget_space(d);
     hsize_t dims[3] = {0, 0, 0};
     const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
@@ -252,7 +252,7 @@ static int shape(reader *rd, hid_t group, const char *name, int columns, hsize_t
     if (rank != (columns == 3 ? 2 : 1) || (columns == 3 && dims[1] != 3))
         return fail(rd, "/PartType1/%s has the wrong shape (rank %d; want [N]%s)", name, rank, columns == 3 ? "[3]" : "");
     if (dims[0] != rows)
-        return fail(rd, "lies about its counts: NumPart_ThisFile[1] is %llu, /PartType1/%s has %llu rows", (unsigned long long)rows,
+        return fail(rd, "its counts disagree: NumPart_ThisFile[1] is %llu, /PartType1/%s has %llu rows", (unsigned long long)rows,
                     name, (unsigned long long)dims[0]);
     return 1;
 }
@@ -279,11 +279,11 @@ static int check_values(reader *rd, const char *name, const double *v, size_t n,
 static int read_all(reader *rd, nb_state *s, nb_snapshot_info *info)
 {
     if (H5Lexists(rd->file, "Header", H5P_DEFAULT) <= 0 || (rd->header = H5Gopen2(rd->file, "Header", H5P_DEFAULT)) < 0)
-        return fail(rd, "is HDF5 without a /Header group (not a GADGET or SWIFT snapshot)");
+        return fail(rd, "no /Header group (not a GADGET or SWIFT snapshot)");
     double this_file[8] = {0}, total[8] = {0}, table[8] = {0}, files = 1, time = 0.0;
     const long types = get_attr(rd, "NumPart_ThisFile", this_file, 8);
     if (types == 0)
-        return fail(rd, "has no /Header attribute NumPart_ThisFile");
+        return fail(rd, "no /Header attribute NumPart_ThisFile");
     const long totals = get_attr(rd, "NumPart_Total", total, 8);
     const long tables = get_attr(rd, "MassTable", table, 8);
     if (types < 0 || totals < 0 || tables < 0 || get_attr(rd, "NumFilesPerSnapshot", &files, 1) < 0 ||
@@ -292,7 +292,7 @@ static int read_all(reader *rd, nb_state *s, nb_snapshot_info *info)
     if (types < 2)
         return fail(rd, "its NumPart_ThisFile has %ld entries (no PartType1)", types);
     if (files != 1)
-        return fail(rd, "is one file of a snapshot in %g (NumFilesPerSnapshot): the lab reads a snapshot in one file", files);
+        return fail(rd, "one file of a snapshot in %g (NumFilesPerSnapshot): the lab reads a snapshot in one file", files);
     for (long k = 0; k < types; ++k)
         if (!(this_file[k] >= 0 && this_file[k] == floor(this_file[k])))
             return fail(rd, "its NumPart_ThisFile[%ld] is %g", k, this_file[k]);
@@ -322,7 +322,7 @@ static int read_all(reader *rd, nb_state *s, nb_snapshot_info *info)
         }
     }
     if (totals > 0 && total[1] != this_file[1])
-        return fail(rd, "lies about its counts: NumPart_Total[1] %g, NumPart_ThisFile[1] %g in its one file",
+        return fail(rd, "its counts disagree: NumPart_Total[1] is %g, NumPart_ThisFile[1] %g in its one file",
                     total[1], this_file[1]);
     const double n = this_file[1];
     if (n == 0)
@@ -342,13 +342,13 @@ static int read_all(reader *rd, nb_state *s, nb_snapshot_info *info)
 
     const hid_t part = H5Lexists(rd->file, "PartType1", H5P_DEFAULT) > 0 ? H5Gopen2(rd->file, "PartType1", H5P_DEFAULT) : -1;
     if (part < 0)
-        return fail(rd, "has no /PartType1 group for its %g particles", n);
+        return fail(rd, "no /PartType1 group for its %g particles", n);
     const hsize_t rows = (hsize_t)n;
     const int has_masses = H5Lexists(part, "Masses", H5P_DEFAULT) > 0;
     int ok = shape(rd, part, "Coordinates", 3, rows) && shape(rd, part, "Velocities", 3, rows) &&
              (has_masses ? shape(rd, part, "Masses", 1, rows)
                          : (table[1] > 0 && isfinite(table[1]) && table[1] <= FLT_MAX) ||
-                               fail(rd, "has no /PartType1/Masses and MassTable[1] is %g", table[1]));
+                               fail(rd, "no /PartType1/Masses, and MassTable[1] is %g", table[1]));
     double *buf = ok ? (double *)malloc(3 * (size_t)rows * sizeof(double)) : NULL;
     if (ok && !buf)
         ok = fail(rd, "%llu particles do not fit in memory", (unsigned long long)rows);
@@ -393,7 +393,7 @@ int nb_hdf5_read(const char *path, nb_state *s, nb_snapshot_info *info)
     reader rd = {path, -1, -1, {0}};
     rd.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     const int ok = rd.file >= 0 ? read_all(&rd, s, info)
-                                : fail(&rd, "is not an HDF5 file the library can open (truncated or damaged)");
+                                : fail(&rd, "the HDF5 library cannot open it (not HDF5, or truncated or damaged)");
     if (rd.header >= 0)
         H5Gclose(rd.header);
     if (rd.file >= 0)

@@ -196,7 +196,7 @@ int nb_tipsy_read(const char *path, nb_state *s, nb_snapshot_info *info)
 int nb_tipsy_stage(nb_replace *r, const char *path, const nb_state *s, double eps)
 {
     if (s->systems != 1) {
-        nb_error("%s: a tipsy file holds one system, this state has %zu (write one system at a time: "
+        nb_error("%s: a tipsy file holds one system, the state to write has %zu (write one system at a time: "
                  "nbconvert --system K)", path, s->systems);
         return NB_EXIT_ERROR;
     }

@@ -14,7 +14,8 @@ HARDEN_CRAFT := $(BUILD)/tools/hardening-craft
 
 $(HARDEN_CRAFT): tests/hardening/craft.c $(LIBNBODY) $(BUILD)/gen/version.h | $(BUILD)/.deps-zlib
 	@mkdir -p $(@D)
-	$(CC) $(LAB_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBNBODY) $(LDLIBS)
+	$(CC) $(LAB_CFLAGS) $(CFLAGS) $$(test -s $(BUILD)/gen/hdf5.libs && echo -DNB_HAVE_HDF5 $$(pkg-config --cflags hdf5)) \
+	  $(LDFLAGS) -o $@ $< $(LIBNBODY) $(HDF5_LIBS) $(LDLIBS)
 
 .PHONY: hardening-tools test-hardening hardening-table sanitize test-sanitize fuzz test-fuzz
 hardening-tools: $(HARDEN_CRAFT)
@@ -23,12 +24,12 @@ HARDEN_GRADER := $(if $(wildcard grading/grade.c),$(GRADER))
 
 # python3 runs one case (S13, report/explore/sass-model.py): installed as Check is where it can be (root
 # and apt-get); where not, that case is SKIP with the reason (tests/hardening/run.sh), not a failure.
-test-hardening: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER)  ## every bad input and edge case; fails on a misbehaving one or a stale table (tests/hardening/README.md)
+test-hardening: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER) $(NBCONVERT)  ## every bad input and edge case; fails on a misbehaving one or a stale table (tests/hardening/README.md)
 	@bash common/deps.sh python3 2> /dev/null || echo "test-hardening: python3 missing and not installable here: case S13 SKIPs (bash common/deps.sh python3 says how)"
 	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening; rc=$$?; \
 	  bash tests/hardening/table.sh --check tests/hardening/README.md $(BUILD)/hardening/table.md || rc=1; exit $$rc
 
-hardening-table: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER)  ## run the bad-input cases, rewrite tests/hardening/README.md's table from what happened
+hardening-table: $(HARDEN_CPU_BINS) $(HARDEN_GPU_BINS) $(HARDEN_CRAFT) $(HARDEN_GRADER) $(NBCONVERT)  ## run the bad-input cases, rewrite tests/hardening/README.md's table from what happened
 	@bash tests/hardening/run.sh --bin $(BUILD)/bin --craft $(HARDEN_CRAFT) $(BUILD)/hardening; rc=$$?; \
 	  bash tests/hardening/table.sh --write tests/hardening/README.md $(BUILD)/hardening/table.md && exit $$rc
 

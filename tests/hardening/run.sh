@@ -67,6 +67,8 @@ prepare() {
         @long-missing.nbs) ;; # a path, no file (arg_of)
         @out.nbs) { "$craft" good out.nbs > /dev/null && chmod 640 out.nbs; } || return 1 ;; # an earlier output
         @*.nbs) "$craft" "$(basename "$a" .nbs | tr -d @)" "${a#@}" > /dev/null || return 1 ;;
+        @*.tipsy) "$craft" "tipsy-$(basename "$a" .tipsy | tr -d @)" "${a#@}" > /dev/null || return 1 ;;
+        @*.h5) "$craft" "hdf5-$(basename "$a" .h5 | tr -d @)" "${a#@}" > /dev/null || return 1 ;;
         @full.csv) "$craft" --results full.csv 8192 > /dev/null || return 1 ;; # 8 KiB: ulimit -f 8 is reached
         @foreign.csv) printf 'not,the,lab,header\n1,2,3,4\n' > foreign.csv ;;
         @folder) mkdir -p folder ;;
@@ -138,7 +140,7 @@ attempt() { # KIND PROG ARGS...   KIND: bad (exit 2) or edge (exit 0, finite out
     local before
     before=$(fingerprint)
     local path=$bin/$prog
-    case $prog in /*) path=$prog ;; */*) path=$here/$prog ;; esac
+    case $prog in /*) path=$prog ;; build/tools/*) path=$bin/../tools/${prog#build/tools/} ;; */*) path=$here/$prog ;; esac
     local runner=()
     case $path in *.sh) runner=(bash) ;; esac # as the Makefiles run them
     # wrap: a shell command before the program (a limit: ulimit -f 8), in the shell that then becomes it.
@@ -371,6 +373,36 @@ case_ F16 bad steps "input (float64) beyond float32" -i @big64.nbs
 case_ F17 bad steps "input with a negative mass" -i @negmass.nbs
 case_ F18 bad steps "input with a NaN dt in its header" -i @hdrnan.nbs
 case_ F19 bad steps "input is a FIFO (no writer: it would block)" -i @fifo
+# ---- tipsy and HDF5 inputs (common/formats.h: told apart by content; craft.c's tipsy-* and hdf5-* kinds)
+case_ T0 edge steps "tipsy file" -i @good.tipsy --steps 5
+case_ T1 edge steps "tipsy file in the other byte order" -i @swapped.tipsy --steps 5
+case_ T2 bad steps "tipsy file truncated" -i @truncated.tipsy
+case_ T3 bad steps "tipsy header whose nbodies is not nsph + ndark + nstar" -i @counts.tipsy
+case_ T4 bad steps "tipsy header claiming 1000 particles in 212 bytes" -i @size.tipsy
+case_ T5 bad steps "tipsy file with a NaN position" -i @nan.tipsy
+case_ T6 bad steps "tipsy file with a gas particle" -i @gas.tipsy
+case_ T7 bad steps "tipsy file with a star particle" -i @star.tipsy
+case_ H0 edge steps "HDF5 snapshot" -i @good.h5 --steps 5
+case_ H1 edge steps "HDF5 snapshot in float64" -i @float64.h5 --steps 5
+case_ H2 edge steps "HDF5 snapshot with MassTable, no Masses" -i @masstable.h5 --steps 5
+case_ H3 bad steps "HDF5 snapshot truncated" -i @truncated.h5
+case_ H4 bad steps "HDF5 NumPart_ThisFile beyond its datasets' rows" -i @counts.h5
+case_ H5 bad steps "HDF5 NumPart_Total not NumPart_ThisFile" -i @total.h5
+case_ H6 bad steps "HDF5 snapshot with a NaN coordinate" -i @nan.h5
+case_ H7 bad steps "HDF5 snapshot with PartType0 (gas)" -i @gas.h5
+case_ H8 bad steps "HDF5 snapshot, one of 2 files" -i @files.h5
+case_ H9 bad steps "HDF5 file without /Header" -i @noheader.h5
+case_ X0 edge steps "output as tipsy" -n 16 --steps 2 --output-format tipsy
+case_ X1 edge steps "output as HDF5" -n 16 --steps 2 --output-format hdf5
+case_ X2 bad steps "output format unknown" -n 16 --steps 1 --output-format gadget2
+case_ X3 bad steps "output as tipsy of 2 systems" -n 16 -S 2 --steps 1 --output-format tipsy
+case_ X4 bad steps "output as HDF5 of 2 systems" -n 16 -S 2 --steps 1 --output-format hdf5
+case_ X5 bad build/tools/nbconvert "converter without --to" @good.nbs out.tipsy
+case_ X6 bad build/tools/nbconvert "converter to an unknown format" --to gadget @good.nbs out.tipsy
+case_ X7 bad build/tools/nbconvert "converter: 2 systems to tipsy" --to tipsy @good.nbs out.tipsy
+case_ X8 bad build/tools/nbconvert "converter: --system beyond the file's" --to tipsy --system 2 @good.nbs out.tipsy
+case_ X9 bad build/tools/nbconvert "converter from a truncated tipsy file" --to nbs @truncated.tipsy out.nbs
+case_ X10 bad build/tools/nbconvert "converter from an HDF5 file with gas" --to nbs @gas.h5 out.nbs
 # ---- outputs --------------------------------------------------------------------------------
 case_ W0 bad steps "output in a missing folder" -n 16 --steps 1 -o nodir/out.nbs
 case_ W1 bad steps "output onto a folder" -n 16 --steps 1 -o @folder
