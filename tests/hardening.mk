@@ -46,7 +46,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_TIME ?= 600
 FUZZ_DIR := $(BUILD)/fuzz
-FUZZ_TARGETS := snapshot cli
+FUZZ_TARGETS := snapshot cli tipsy
 FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wno-unknown-pragmas \
               -Icommon -I$(BUILD)/gen
 FUZZ_LIB_SRC := $(addprefix common/,$(COMMON_SRC))
@@ -60,5 +60,5 @@ FUZZ_MAKE = $(MAKE) --no-print-directory BUILD=$(BUILD) FUZZ_CC=$(FUZZ_CC)
 test-fuzz:                                           ## the fuzzers' regression inputs, then FUZZ_SECONDS of fuzzing per target
 	@FUZZ_CC='$(FUZZ_CC)' bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) "$(FUZZ_MAKE)" $(FUZZ_TARGETS)
 
-fuzz:                                                ## fuzz the snapshot reader and the command line, FUZZ_TIME=600 s each
+fuzz:                                                ## fuzz the snapshot and tipsy readers and the command line, FUZZ_TIME=600 s each
 	@FUZZ_CC='$(FUZZ_CC)' bash tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_TIME) "$(FUZZ_MAKE)" $(FUZZ_TARGETS)

@@ -161,7 +161,7 @@ ifeq ($(RESUME_BIN),)
 else
 	@bash tests/formats-check.sh roundtrip $(RESUME_BIN) $(NBCONVERT) $(FORMATS_FOREIGN) $(TEST_DIR)/formats
 endif
-test-pynbody: $(RESUME_BIN) $(NBCONVERT)  ## pynbody opens the lab's tipsy and HDF5 files (venv under $(BUILD), made once; SKIP without PyPI)
+test-pynbody: $(RESUME_BIN) $(NBCONVERT)  ## pynbody opens the lab's tipsy and HDF5 files (a venv under build/, made once; SKIP without PyPI)
 ifeq ($(RESUME_BIN),)
 	@echo "SKIP pynbody: no CPU step written yet (TODO: $(foreach s,$(filter $(CPU_IDS),$(STEP_TODO)),$(call folder_of,$(s))))"
 else
