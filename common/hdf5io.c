@@ -68,6 +68,25 @@ static void quiet(void)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+/* File access without the library's file locks (1.10.7 and later): they fail on some network file
+ * systems (NFS, Lustre) and would make a good file unreadable there; the lab writes a temporary that
+ * no one else opens and reads a file whole. */
+static hid_t access_list(void)
+{
+    const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+#if H5_VERSION_GE(1, 12, 1) || (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7)
+    if (fapl >= 0)
+        H5Pset_file_locking(fapl, 0, 1);
+#endif
+    return fapl >= 0 ? fapl : H5P_DEFAULT;
+}
+
+static void access_done(hid_t fapl)
+{
+    if (fapl != H5P_DEFAULT)
+        H5Pclose(fapl);
+}
+
 /* ---- writing ------------------------------------------------------------------------------ */
 
 static int put_attr(hid_t at, const char *name, hid_t type, size_t n, const void *value)
@@ -107,7 +126,9 @@ static int put_data(hid_t group, const char *name, hid_t file_type, hid_t mem_ty
 static int write_file(const char *tmp, const nb_state *s, double eps, double dt)
 {
     const hsize_t n = s->bodies;
-    const hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t fapl = access_list();
+    const hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    access_done(fapl);
     if (file < 0)
         return 0;
     const hid_t header = H5Gcreate2(file, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -391,7 +412,9 @@ int nb_hdf5_read(const char *path, nb_state *s, nb_snapshot_info *info)
         return NB_EXIT_ERROR;
     quiet();
     reader rd = {path, -1, -1, {0}};
-    rd.file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t fapl = access_list();
+    rd.file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    access_done(fapl);
     const int ok = rd.file >= 0 ? read_all(&rd, s, info)
                                 : fail(&rd, "the HDF5 library cannot open it (not HDF5, or truncated or damaged)");
     if (rd.header >= 0)
