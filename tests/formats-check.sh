@@ -55,7 +55,28 @@ roundtrip() {
     for f in "${formats[@]}"; do
         [ ! -f "out-$f.nbs" ] || same_bodies out-nbs.nbs "out-$f.nbs" || { fail "roundtrip: a run from a.$f ends elsewhere than one from a.nbs"; ok=0; }
     done
-    [ $ok -eq 0 ] || echo "PASS formats roundtrip: nbs -> ${formats[*]} -> nbs the same bodies bit for bit, and 5 steps from each file the same final state$([ $hdf5 -eq 1 ] || echo ' (HDF5 compiled out: tipsy only)')"
+    # Awkward sizes (STYLE.md 5), through nbconvert alone; and one system of three (--system).
+    local n
+    for n in 1 2 31 257 1000 4099; do
+        why=$(run -n "$n" -k 1 --validate off -o "n$n.nbs") || { fail "roundtrip: N = $n: $why"; ok=0; continue; }
+        for f in "${formats[@]}"; do
+            "$conv" -q --to "$f" "n$n.nbs" "n$n.$f" 2> conv.log && "$conv" -q --to nbs "n$n.$f" "n$n-$f.nbs" 2>> conv.log &&
+                same_bodies "n$n.nbs" "n$n-$f.nbs" || { fail "roundtrip: N = $n through $f: $(tail -n 1 conv.log)"; ok=0; }
+        done
+    done
+    why=$(run -n 31 -S 3 -k 1 --validate off -o s3.nbs) || { fail "roundtrip: S = 3: $why"; ok=0; }
+    # Field k of system 1 of the three: 31 floats at (k * 3 + 1) * 31 in the arrays; at k * 31 in system 1's file.
+    local k
+    "$conv" -q --system 1 --to nbs s3.nbs s3-1.nbs 2> conv.log || { fail "roundtrip: --system 1: $(tail -n 1 conv.log)"; ok=0; }
+    for k in 0 1 2 3 4 5 6; do
+        cmp -s <(arrays s3.nbs | tail -c +$(((k * 3 + 1) * 31 * 4 + 1)) | head -c $((31 * 4))) \
+            <(arrays s3-1.nbs | tail -c +$((k * 31 * 4 + 1)) | head -c $((31 * 4))) || { fail "roundtrip: --system 1 wrote other bodies (field $k)"; ok=0; break; }
+    done
+    for f in "${formats[@]}"; do
+        "$conv" -q --system 1 --to "$f" s3.nbs "s3-1.$f" 2> conv.log && "$conv" -q --to nbs "s3-1.$f" "s3-1-$f.nbs" 2>> conv.log &&
+            same_bodies s3-1.nbs "s3-1-$f.nbs" || { fail "roundtrip: system 1 of 3 through $f: $(tail -n 1 conv.log)"; ok=0; }
+    done
+    [ $ok -eq 0 ] || echo "PASS formats roundtrip: nbs -> ${formats[*]} -> nbs the same bodies bit for bit (N = 1, 2, 31, 64, 257, 1000, 4099; system 1 of 3), and 5 steps from each file the same final state$([ $hdf5 -eq 1 ] || echo ' (HDF5 compiled out: tipsy only)')"
 
     "$foreign" . || { fail "foreign: tests/formats_foreign.c could not write its files"; return; }
     ok=1
