@@ -423,9 +423,9 @@ static int push_snapshot(void *ctx, const nb_state *view) { return nb_sink_push(
  * they go to `sink`, or are dropped where it is NULL (the same work, another call's files). A step
  * without NB_FEATURE_SNAPSHOTS runs in chunks of --snapshot-every, written between. */
 static int timed_call(harness *h, nb_state *state, uint64_t steps, int snapshots, nb_snapshot_sink *sink,
-                      double *seconds, double *region)
+                      double *seconds, double *region, double *request)
 {
-    *seconds = *region = 0.0;
+    *seconds = *region = *request = 0.0;
     nb_worker w;
     nb_worker_reply reply;
     const double t_start = nb_now();
@@ -456,6 +456,7 @@ static int timed_call(harness *h, nb_state *state, uint64_t steps, int snapshots
         rc = call_worker(h, &w, state, &r, own && sink ? push_snapshot : NULL, sink, &reply);
         *seconds += reply.seconds;
         *region += reply.region_s;
+        *request += reply.request_s;
         done += chunk;
         state->step += chunk;
         state->time += (double)chunk * h->o.dt;
@@ -859,16 +860,19 @@ static int record_row(const harness *h, const nb_check *c, const char *pass, con
 /* A GPU repeat's loop time is a call of 2k steps less one of k, each on a fresh worker, so that what a call
  * costs besides its steps cancels. A worker sees how many steps it is asked for, so a step could stretch
  * its k-step calls (sleep) and shrink the difference: the loop is therefore never taken under the 2k
- * call's half over NB_PAIR_GAIN. That costs an honest step nothing while its call's own costs are at most
- * half its k steps' loop (the decoy call before each timed one keeps them small), and bounds what any
- * stretching can buy to NB_PAIR_GAIN: the 2k call holds at least 2k steps of real work. */
+ * call's half over NB_PAIR_GAIN, the 2k call counted from the moment its worker holds the bodies (handing
+ * them over, the judge's own clock says how long, is no time it can compute in). That costs an honest
+ * step nothing while the rest of its call's own costs (allocations, copies to and from the GPU, the
+ * answer's way back) are at most 0.6 of its k steps' loop (the decoy call before each timed one keeps
+ * them small), and bounds what any stretching can buy to NB_PAIR_GAIN: that part of the 2k call holds at
+ * least 2k steps of real work. */
 #define NB_PAIR_GAIN 1.3
 /* A 2k call under this fraction of its k call (medians) did less work: no honest step's noise does that. */
 #define NB_PAIR_FASTER 0.75
 
-static double pair_loop(double call_k, double call_2k, unsigned *bounded)
+static double pair_loop(double call_k, double call_2k, double request_2k, unsigned *bounded)
 {
-    const double floor = call_2k / (2.0 * NB_PAIR_GAIN), difference = call_2k - call_k;
+    const double floor = (call_2k - request_2k) / (2.0 * NB_PAIR_GAIN), difference = call_2k - call_k;
     if (difference >= floor)
         return difference;
     *bounded += 1;
@@ -1035,7 +1039,8 @@ static int repeat_once(harness *h, run_state *s, uint64_t r, nb_snapshot_sink *s
     nb_variant_apply(&variant, init, &s->work);
     if (sink)
         nb_sink_present(sink, &variant);
-    int rc = timed_call(h, &s->work, k, o->snapshot_dir != NULL, sink, &s->call_s[r], &s->region_s[r]);
+    double request_k, request_2k, region_2k;
+    int rc = timed_call(h, &s->work, k, o->snapshot_dir != NULL, sink, &s->call_s[r], &s->region_s[r], &request_k);
     s->loop_s[r] = s->call_s[r];
     nb_state *final = r == 0 ? &s->result : &s->back;
     if (rc == NB_EXIT_OK)
@@ -1044,15 +1049,14 @@ static int repeat_once(harness *h, run_state *s, uint64_t r, nb_snapshot_sink *s
         rc = check_timed_call(h, final, &s->ref_k, k, r, &s->timed, r == 0);
     if (rc != NB_EXIT_OK || !s->difference)
         return rc;
-    double region_2k;
     nb_variant_draw(&variant, init->bodies);
     nb_variant_apply(&variant, init, &s->work);
-    rc = timed_call(h, &s->work, 2 * k, o->snapshot_dir != NULL, NULL, &s->call2k_s[r], &region_2k);
+    rc = timed_call(h, &s->work, 2 * k, o->snapshot_dir != NULL, NULL, &s->call2k_s[r], &region_2k, &request_2k);
     if (rc == NB_EXIT_OK)
         nb_variant_undo(&variant, &s->work, &s->back);
     if (rc == NB_EXIT_OK && s->check_2k)
         rc = check_timed_call(h, &s->back, &s->ref_2k, 2 * k, r, &s->timed, 0);
-    s->loop_s[r] = pair_loop(s->call_s[r], s->call2k_s[r], &s->t.bounded);
+    s->loop_s[r] = pair_loop(s->call_s[r], s->call2k_s[r], request_2k, &s->t.bounded);
     return rc;
 }
 
@@ -1078,12 +1082,12 @@ static int timed_phase(harness *h, run_state *s)
     if (s->difference && (rc = make_decoy(h)) != NB_EXIT_OK)
         return rc;
     if (NB_STEP_GPU) {
-        double seconds, region;
+        double seconds, region, request;
         nb_variant variant;
         nb_progress("warm-up");
         nb_variant_draw(&variant, init->bodies);
         nb_variant_apply(&variant, init, &s->work);
-        if ((rc = timed_call(h, &s->work, 1, 0, NULL, &seconds, &region)) != NB_EXIT_OK)
+        if ((rc = timed_call(h, &s->work, 1, 0, NULL, &seconds, &region, &request)) != NB_EXIT_OK)
             return rc;
     }
     nb_snapshot_sink *sink = NULL;

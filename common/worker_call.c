@@ -475,6 +475,7 @@ int nb_worker_call(nb_worker *w, nb_state *state, const nb_run *run, double limi
     int rc = NB_EXIT_OK;
     if (nb_send_state(w->request, NB_MSG_REQUEST, &wire, sizeof wire, state, NB_FIELDS, deadline) != 0)
         rc = -1;
+    const double t_sent = nb_now(); /* the worker holds all but a pipe's buffer of the bodies only now */
     for (nb_frame f; rc == NB_EXIT_OK;) {
         if (nb_recv_header(w->response, &f, deadline) != 0) {
             rc = -1;
@@ -527,6 +528,7 @@ int nb_worker_call(nb_worker *w, nb_state *state, const nb_run *run, double limi
         return NB_EXIT_ERROR;
     }
     reply->seconds = t1 - t0;
+    reply->request_s = t_sent - t0;
     reply->region_s = result.region_s;
     reply->clock_mhz = result.clock_mhz > 0.0 && result.clock_mhz < 1e5 ? result.clock_mhz : 0.0;
     reply->block = result.block;
