@@ -10,10 +10,12 @@
 #         its host compiler is g++, installed as the rest: gxx),
 #         python3 (the scripts the lab runs with it: report/explore/sass-model.py in make test-hardening,
 #         the class grader's reports and JSON, grading/class/report.py; the standard library only)
+#         chromium (a headless browser: make test-class opens the class page in it, make test-view the
+#         viewer's page),
 #         hdf5 (the HDF Group's C library: GADGET/SWIFT-style snapshots, common/hdf5io.c; optional:
 #         without it the lab builds with HDF5 compiled out)
 set -u
-what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap|slurm|python3|nvcc|gxx|hdf5}
+what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap|slurm|python3|nvcc|gxx|hdf5|chromium}
 lab=$(cd "$(dirname "$0")/.." && pwd)
 # The wheels of NVIDIA's compiler on PyPI, pinned (tried together on Debian 12, 2026-12-01: step02
 # compiled and linked): nvcc and ptxas, the front end's headers (crt), the runtime's headers and static
@@ -44,6 +46,8 @@ have() {
         command -v python3 >/dev/null 2>&1 && python3 -c 'import argparse, csv, hmac, html, json, secrets, statistics' 2>/dev/null ;;
     hdf5)
         pkg-config --exists hdf5 2>/dev/null ;;
+    chromium)
+        command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ;;
     slurm)
         for t in slurmctld slurmd munged sinfo sbatch squeue scancel srun; do
             PATH=$PATH:/usr/sbin:/sbin command -v $t >/dev/null 2>&1 || return 1
@@ -62,6 +66,7 @@ python3) pkgs="python3" ;;
 nvcc) pkgs="python3-pip" ;;
 gxx) pkgs="g++" ;;
 hdf5) pkgs="libhdf5-dev pkg-config" ;;
+chromium) pkgs="chromium" ;;
 *) echo "deps.sh: unknown dependency '$what'" >&2; exit 2 ;;
 esac
 

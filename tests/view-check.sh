@@ -74,13 +74,8 @@ fi
 rm -f "$work/million.nbs"
 
 # ---- 4. in a real browser -----------------------------------------------------------------------
+bash "$here/common/deps.sh" chromium > "$work/apt.log" 2>&1 # installed as Check is, where it can be
 browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ] && [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1; then
-    echo "     (installing chromium with apt-get ...)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > "$work/apt.log" 2>&1 ||
-        { apt-get update -qq > /dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > "$work/apt.log" 2>&1; }
-    browser=$(command -v chromium || true)
-fi
 if [ -z "$browser" ]; then
     echo "SKIP view: the page in a browser: chromium is not installed and could not be (not root, or apt-get failed: $work/apt.log)"
 elif ! command -v python3 > /dev/null 2>&1; then
