@@ -15,6 +15,13 @@
 #         hdf5 (the HDF Group's C library: GADGET/SWIFT-style snapshots, common/hdf5io.c; optional:
 #         without it the lab builds with HDF5 compiled out)
 set -u
+# One install at a time: make -j runs several of these at once (zlib and hdf5 on a bare machine), and two
+# apt-gets would fight over dpkg's lock; another apt-get of the machine's is waited for too.
+apt_turn() {
+    exec 9> "${TMPDIR:-/tmp}/nbody-lab-deps.lock" && flock -w 900 9
+}
+export DEBIAN_FRONTEND=noninteractive
+apt_opts="-o DPkg::Lock::Timeout=600"
 what=${1:?usage: deps.sh zlib|check|gnuplot|mpi|bwrap|slurm|python3|nvcc|gxx|hdf5|chromium}
 lab=$(cd "$(dirname "$0")/.." && pwd)
 # The wheels of NVIDIA's compiler on PyPI, pinned (tried together on Debian 12, 2026-12-01: step02
@@ -81,9 +88,11 @@ if [ "$what" = nvcc ]; then
     if ! python3 -m pip --version >/dev/null 2>&1; then
         if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
             echo "deps: installing python3-pip (for nvcc) with apt-get ..." >&2
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip >/dev/null 2>&1 ||
-                { apt-get update -qq >/dev/null 2>&1 &&
-                  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip >/dev/null 2>&1; }
+            apt_turn
+            python3 -m pip --version >/dev/null 2>&1 ||
+            apt-get install $apt_opts -y -qq --no-install-recommends python3-pip >/dev/null 2>&1 ||
+                { apt-get update $apt_opts -qq >/dev/null 2>&1 &&
+                  apt-get install $apt_opts -y -qq --no-install-recommends python3-pip >/dev/null 2>&1; }
         fi
         python3 -m pip --version >/dev/null 2>&1 ||
             { echo "deps: nvcc needs pip to fetch it from PyPI: $([ "$(id -u)" = 0 ] || echo sudo )apt-get install --no-install-recommends python3-pip, or install the CUDA Toolkit" >&2; exit 1; }
@@ -106,11 +115,12 @@ for w in sys.argv[2:]:
 fi
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt_turn
+    have && exit 0 # installed while this one waited its turn
     echo "deps: installing $pkgs (for $what) with apt-get ..." >&2
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -qq --no-install-recommends $pkgs >/dev/null 2>&1; then
-        apt-get update -qq >/dev/null 2>&1
-        apt-get install -y -qq --no-install-recommends $pkgs >/dev/null 2>&1
+    if ! apt-get install $apt_opts -y -qq --no-install-recommends $pkgs >/dev/null 2>&1; then
+        apt-get update $apt_opts -qq >/dev/null 2>&1
+        apt-get install $apt_opts -y -qq --no-install-recommends $pkgs >/dev/null 2>&1
     fi
     have && exit 0
 fi
