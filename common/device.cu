@@ -208,33 +208,6 @@ int nb_platform_check_memory(uint64_t bytes)
     return NB_EXIT_OK;
 }
 
-/* Spin for about `ns` nanoseconds, reading the SM's cycle counter and the global nanosecond timer. */
-__global__ void clock_probe(unsigned long long ns, unsigned long long *out)
-{
-    unsigned long long t0, t1;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    const long long c0 = clock64();
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
-    } while (t1 - t0 < ns);
-    const long long c1 = clock64();
-    if (threadIdx.x == 0) {
-        out[0] = (unsigned long long)(c1 - c0);
-        out[1] = t1 - t0;
-    }
-}
-
-double nb_platform_clock_mhz(void)
-{
-    unsigned long long *d, h[2] = {0, 0};
-    NB_CUDA(cudaMalloc(&d, sizeof h));
-    clock_probe<<<1, 32>>>(2000000ull, d); /* 2 ms, right after the timed loop: the clock under load */
-    NB_LAUNCH();
-    NB_CUDA(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
-    NB_CUDA(cudaFree(d));
-    return h[1] ? 1e3 * (double)h[0] / (double)h[1] : 0.0;
-}
-
 typedef struct gpu_events {
     cudaEvent_t start, stop;
 } gpu_events;

@@ -25,8 +25,6 @@ int nb_platform_check_memory(uint64_t bytes)
     return NB_EXIT_OK;
 }
 
-double nb_platform_clock_mhz(void) { return 0.0; }
-
 void nb_region_begin(const nb_run *run)
 {
     if (!run->clock)

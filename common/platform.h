@@ -21,8 +21,6 @@ const char *nb_platform_device(void);
 unsigned nb_platform_gpus(void);
 /* Refuse, with one line, a run that needs more than `bytes` of memory on one GPU. Returns 0 or NB_EXIT_ERROR. */
 int nb_platform_check_memory(uint64_t bytes);
-/* The SM clock measured just now under load (MHz), 0 where not measured. */
-double nb_platform_clock_mhz(void);
 
 #ifdef __cplusplus
 }

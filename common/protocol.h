@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 #define NB_PROTOCOL_MAGIC 0x4e42574bu /* "NBWK" */
-#define NB_PROTOCOL_VERSION 1u
+#define NB_PROTOCOL_VERSION 2u
 
 enum { NB_MSG_HELLO = 1, NB_MSG_SETUP, NB_MSG_READY, NB_MSG_REQUEST, NB_MSG_SNAPSHOT, NB_MSG_RESULT };
 
@@ -63,7 +63,6 @@ typedef struct nb_wire_result {
     int32_t status;     /* what nb_step_run returned */
     uint32_t block, gpus;
     double region_s;    /* the step's own nb_region_begin/end: shown, never graded */
-    double clock_mhz;   /* the SM clock the worker measured (0: none); shown, never trusted for a bound */
     char config[160];
 } nb_wire_result;
 

@@ -152,9 +152,7 @@ static int serve(int request_fd)
         const int status = nb_step_run(&state, &run);
 
         if (nb_comm_rank() == 0) {
-            nb_wire_result result = {status, info.block, info.gpus, clock.elapsed, 0.0, ""};
-            if (status == NB_EXIT_OK)
-                result.clock_mhz = nb_platform_clock_mhz();
+            nb_wire_result result = {status, info.block, info.gpus, clock.elapsed, ""};
             memcpy(result.config, info.config, sizeof result.config);
             result.config[sizeof result.config - 1] = '\0';
             send_or_die(nb_send_state(response_fd, NB_MSG_RESULT, &result, sizeof result, &state, NB_FIELDS - 1, 0.0));

@@ -530,9 +530,7 @@ int nb_worker_call(nb_worker *w, nb_state *state, const nb_run *run, double limi
     reply->seconds = t1 - t0;
     reply->request_s = t_sent - t0;
     reply->region_s = result.region_s;
-    reply->clock_mhz = result.clock_mhz > 0.0 && result.clock_mhz < 1e5 ? result.clock_mhz : 0.0;
     reply->block = result.block;
-    reply->gpus = result.gpus;
     result.config[sizeof result.config - 1] = '\0';
     memcpy(reply->config, result.config, sizeof reply->config);
     if (result.status == NB_EXIT_OK)

@@ -52,8 +52,7 @@ typedef struct nb_worker_reply {
     double seconds;          /* the judge's clock: the request handed over, to the state received */
     double request_s;        /* of which handing the request over (the worker has nothing to compute on yet) */
     double region_s;         /* the step's own nb_region_begin/end (shown, never graded) */
-    double clock_mhz;        /* the SM clock the worker measured (0: none) */
-    unsigned block, gpus;
+    unsigned block;          /* what the step said it used: shown, never trusted */
     char config[160];
 } nb_worker_reply;
 

@@ -9,7 +9,8 @@
 # the ladder figure draws, grading/ladder_plot.c (ceilings()), the one drawn: change both together
 # (tests/ladder-check.sh checks they agree). SMs from gpu.csv (report/tools/gpuinfo.cu), instructions per interaction
 # from instructions.csv (ncu, recorded on the GPU), the clock and the rate from each results row
-# (clock_mhz: the SM clock measured right after the timed loop; only GPU rows have one). All three
+# (clock_mhz: the highest SM clock by NVML, or in rows before 2026-12-01 the one measured right after the
+# timed loop; only GPU rows have one). All three
 # are matched by device name (a row's "2x NVIDIA H200" as "NVIDIA H200"), so a count recorded on one
 # GPU is never applied to another.
 # Files are told apart by their headers. Prints, for each GPU results row whose device and build
