@@ -147,6 +147,14 @@ static int start_worker(harness *h, nb_worker *w)
     return rc;
 }
 
+/* A worker under --worker-wrapper (compute-sanitizer's racecheck) runs up to a hundred times slower; the
+ * test that wraps it bounds the whole run with its own timeout. */
+#define NB_WRAPPED_SLOWDOWN 100.0
+static double call_limit(const harness *h, double interactions)
+{
+    return nb_call_limit(interactions) * (h->o.worker_wrapper ? NB_WRAPPED_SLOWDOWN : 1.0);
+}
+
 /* One call of `run` on `state` by worker w, with the limit its work earns; what the worker said of
  * itself is kept for the results row. */
 static int call_worker(harness *h, nb_worker *w, nb_state *state, const nb_run *run, nb_snapshot_fn on_snapshot,
@@ -154,7 +162,7 @@ static int call_worker(harness *h, nb_worker *w, nb_state *state, const nb_run *
 {
     const double interactions = (double)state->systems * (double)state->bodies * (double)state->bodies *
                                 (double)(run->steps ? run->steps : 1);
-    const int rc = nb_worker_call(w, state, run, nb_call_limit(interactions), on_snapshot, ctx, reply);
+    const int rc = nb_worker_call(w, state, run, call_limit(h, interactions), on_snapshot, ctx, reply);
     if (rc == NB_EXIT_OK) { /* shown in the row, and nothing else: the GPUs and clock are the judge's */
         h->block = reply->block;
         memcpy(h->config, reply->config, sizeof h->config);
@@ -630,7 +638,7 @@ static void worker_limits(harness *h)
     const uint64_t state_bytes = nb_state_count(init) * NB_FIELDS * sizeof(float);
     const double steps = 2.0 * (double)(h->o.steps > NB_CHECK_STEPS ? h->o.steps : NB_CHECK_STEPS) + 2.0;
     const double pairs = (double)init->systems * (double)init->bodies * (double)init->bodies;
-    const double wall = START_LIMIT_S + NB_WORKER_CALLS * NB_CALL_BASE_S + nb_call_limit(pairs * steps);
+    const double wall = START_LIMIT_S + NB_WORKER_CALLS * NB_CALL_BASE_S + call_limit(h, pairs * steps);
     const double cpus = (double)(s->threads ? s->threads : 1) * (double)(s->ranks ? s->ranks : 1);
     s->limits.cpu_s = (uint64_t)(2.0 * cpus * wall) + 1;
     s->limits.file_bytes = s->tmp_bytes;
