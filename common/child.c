@@ -4,11 +4,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -34,6 +39,32 @@ static void limit(int resource, uint64_t value)
     (void)setrlimit(resource, &r);
 }
 
+#if defined(__x86_64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* sched_setaffinity answers EPERM from now on, in this process and every one it starts: the CPUs it was
+ * given stay its CPUs (a seccomp filter; without one the child could widen its own mask again). */
+static void lock_affinity(void)
+{
+#ifdef NATIVE_AUDIT_ARCH
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sched_setaffinity, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    const struct sock_fprog program = {(unsigned short)(sizeof code / sizeof code[0]), code};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+        (void)prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program);
+#endif
+}
+
 void nb_child_apply_limits(const nb_child_limits *l)
 {
     limit(RLIMIT_CPU, l->cpu_s);
@@ -51,6 +82,8 @@ void nb_child_apply_limits(const nb_child_limits *l)
                 }
             (void)sched_setaffinity(0, sizeof keep, &keep);
         }
+        if (l->cpus_locked)
+            lock_affinity();
     }
 }
 
@@ -186,13 +219,12 @@ void nb_cgroup_join(const nb_cgroup *cg)
 
 const char *nb_cgroup_limit_hit(const nb_cgroup *cg, char *buf, unsigned long len)
 {
-    if (cg->memory_bytes && (cg->v2 ? read_number(cg->memory, "memory.events", "oom_kill") > 0
-                                    : read_number(cg->memory, "memory.oom_control", "oom_kill") > 0 ||
-                                          read_number(cg->memory, "memory.failcnt", "") > 0)) {
+    /* Only a kill counts: reaching the limit alone (v1's failcnt) is the kernel reclaiming page cache. */
+    if (cg->memory_bytes && read_number(cg->memory, cg->v2 ? "memory.events" : "memory.oom_control", "oom_kill") > 0) {
         snprintf(buf, len, "its memory limit of %llu MiB", (unsigned long long)(cg->memory_bytes >> 20));
         return buf;
     }
-    if (cg->tasks && read_number(cg->pids, cg->v2 ? "pids.events" : "pids.events", "max") > 0) {
+    if (cg->tasks && read_number(cg->pids, "pids.events", "max") > 0) {
         snprintf(buf, len, "its limit of %llu tasks (processes and threads)", (unsigned long long)cg->tasks);
         return buf;
     }

@@ -20,7 +20,8 @@ void nb_child_close_fds(void);
  * (a control group bounds the tasks, below). */
 typedef struct nb_child_limits {
     uint64_t cpu_s, file_bytes, address_bytes;
-    unsigned cpus; /* the CPUs it may run on (sched_setaffinity: the first `cpus` it has), 0: all */
+    unsigned cpus;       /* the CPUs it may run on (sched_setaffinity: the first `cpus` it has), 0: all */
+    unsigned cpus_locked; /* and it cannot set its affinity again (seccomp: sched_setaffinity fails) */
 } nb_child_limits;
 void nb_child_apply_limits(const nb_child_limits *limits);
 

@@ -643,6 +643,7 @@ static void worker_limits(harness *h)
     s->limits.cpu_s = (uint64_t)(2.0 * cpus * wall) + 1;
     s->limits.file_bytes = s->tmp_bytes;
     s->limits.cpus = NB_STEP_RANKS ? 0 : s->threads; /* it runs on as many CPUs as it is sent threads */
+    s->limits.cpus_locked = !NB_STEP_GPU;           /* a CPU step's speed is its CPUs: it keeps to those */
     s->tasks = NB_WORKER_TASKS;
     uint64_t memory = NB_WORKER_MEMORY_BASE * (s->ranks ? s->ranks : 1) + 8 * state_bytes; /* a base a rank */
     const uint64_t avail = nb_host_memory_available();

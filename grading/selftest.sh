@@ -278,11 +278,12 @@ cheat_check_n="1 31 257 1000"
 # grade_cheat ID NAME DIR BIN: grade a built copy of step ID with the cheats' sizes; prints
 # "verdict|why|G/s|seconds|gpus", gpus the row's (the judge's, never the step's).
 grade_cheat() {
-    local id=$1 name=$2 dir=$3 bin=$4 t0 rc timing=("${cpu_cheat_timing[@]}")
+    local id=$1 name=$2 dir=$3 bin=$4 t0 rc timing=("${cpu_cheat_timing[@]}") threads=()
     [ "$(registry_field "$id" lang)" = cu ] && timing=("${gpu_cheat_timing[@]}")
+    [ "$name" = widens-its-cpus ] && threads=(OMP_NUM_THREADS=1) # fewer CPUs than the machine has, to widen
     t0=$(date +%s)
     rm -rf "$dir/grade"
-    "$GRADER" --steps "$id" --binary "$bin" --label "$name" "${timing[@]}" --out "$dir/grade" \
+    env "${threads[@]}" "$GRADER" --steps "$id" --binary "$bin" --label "$name" "${timing[@]}" --out "$dir/grade" \
         --ref-cache "$cache" --probe "$GPU_PROBE" --jobs "$GRADE_JOBS" --timeout "$GRADE_TIMEOUT" \
         --check-n "$cheat_check_n" > "$dir/grade.log" 2>&1
     rc=$?

@@ -7,7 +7,7 @@
 # is the verdict. GPU suites report SKIP where there is no GPU, and are not built without nvcc.
 # TEST_STEPS="00 03" restricts the step suites; logs and TAP files go to $(BUILD)/tests/log.
 
-TEST_UNITS := rng init snapshot cli validate blocks physics agreement cause
+TEST_UNITS := rng init snapshot cli validate blocks physics agreement cause child
 TEST_STEPS ?= $(STEP_IDS)
 TEST_DIR := $(BUILD)/tests
 TEST_OBJ := $(BUILD)/obj/tests
