@@ -473,14 +473,14 @@ case_ S15 bad report/explore/pairs.sh "explore/pairs.sh with two folders" a b
     echo "stderr, nothing on stdout and no file touched; an edge case exits 0 with a finite output snapshot; a"
     echo "signal case is stopped while it writes \`-o out.nbs\`, sent the signal and let go on: it must end by that"
     echo "signal, leaving no temporary and every file as it was."
-    echo "\`<step>\` is each step the row names, \`@FILE\` an input the case makes first (tests/hardening/craft.c)."
+    echo "\`<step>\` is each step the row names (\`all\`: every step of steps.list), \`@FILE\` an input the case makes first (tests/hardening/craft.c)."
     echo
     echo "| | what was tried | command | on steps | expected | outcome | exit | what it said (the first step's line) |"
     echo "|---|---|---|---|---|---|---|---|"
-    awk -F'\t' 'NR > 1 {
+    awk -F'\t' -v every="$(. "$here/common/steps.sh" && registry_ids id | tr '\n' ' ' | sed 's/ $//')" 'NR > 1 {
         cmd = $3; gsub(/\|/, "\\|", cmd); msg = $7; gsub(/\|/, "\\|", msg)
         if (length(msg) > 150) msg = substr(msg, 1, 100) " ... " substr(msg, length(msg) - 44)
-        printf "| %s | %s | `%s` | %s | %s | %s | %s | %s |\n", $1, $2, cmd, $8, $4, $5, $6, msg
+        printf "| %s | %s | `%s` | %s | %s | %s | %s | %s |\n", $1, $2, cmd, $8 == every ? "all" : $8, $4, $5, $6, msg
     }' "$out/cases.tsv"
 } > "$out/table.md"
 if [ $fails -gt 0 ]; then
