@@ -8,7 +8,7 @@ GRADE_DIR       ?= $(BUILD)/grade
 # The grade's constants have one home, lab.conf (read as data by grading/lab-conf.sh): its values become
 # LAB_GRADE_N ... here, the defaults below, and the grader's own defaults (-D, options.c), so that
 # grade --help and a grade without make say the same. A command line's or the environment's wins.
-LAB_CONF_GRADE := GRADE_N GRADE_S GRADE_STEPS GRADE_CPU_STEPS GRADE_REPEAT GRADE_TIMEOUT
+LAB_CONF_GRADE := GRADE_N GRADE_S GRADE_STEPS GRADE_CPU_STEPS GRADE_REPEAT GRADE_TIMEOUT GRADE_CHECK_N
 $(foreach kv,$(shell bash grading/lab-conf.sh $(LAB_CONF_GRADE)),$(eval LAB_$(kv)))
 $(foreach k,$(LAB_CONF_GRADE),$(if $(LAB_$(k)),,$(error lab.conf: no value for $(k) (grading/lab-conf.sh))))
 GRADE_N         ?= $(LAB_GRADE_N)
@@ -17,7 +17,8 @@ GRADE_STEPS     ?= $(LAB_GRADE_STEPS)
 GRADE_CPU_STEPS ?= $(LAB_GRADE_CPU_STEPS)
 GRADE_REPEAT    ?= $(LAB_GRADE_REPEAT)
 GRADE_TIMEOUT   ?= $(LAB_GRADE_TIMEOUT)
-GRADE_CHECK_N   ?= 1 2 31 257 1000 4099 16384
+lab_comma := ,
+GRADE_CHECK_N   ?= $(subst $(lab_comma), ,$(LAB_GRADE_CHECK_N))
 # The steps' workers: auto (bubblewrap where it runs, else said once and unsandboxed), require, off.
 GRADE_SANDBOX   ?= auto
 # Folders (absolute, at most 2) no step's build or worker may see, besides the grader's (grade-class: the

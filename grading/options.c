@@ -15,14 +15,14 @@
 
 /* The grade's constants: lab.conf is their one home, compiled in by grading/grading.mk (-DLAB_GRADE_N=...). */
 #if !defined LAB_GRADE_N || !defined LAB_GRADE_S || !defined LAB_GRADE_STEPS || !defined LAB_GRADE_CPU_STEPS || \
-    !defined LAB_GRADE_REPEAT || !defined LAB_GRADE_TIMEOUT
+    !defined LAB_GRADE_REPEAT || !defined LAB_GRADE_TIMEOUT || !defined LAB_GRADE_CHECK_N
 #error "build the grader with make (grading/grading.mk): lab.conf's GRADE_* constants come as -DLAB_GRADE_*"
 #endif
-#define TEXT_OF(x) #x
-#define TEXT(x) TEXT_OF(x)
+#define TEXT_OF(...) #__VA_ARGS__
+#define TEXT(...) TEXT_OF(__VA_ARGS__)
 
 /* The bodies per system of the correctness cases (cases.c makes the cases from them). */
-static const uint64_t default_check_n[] = {1, 2, 31, 257, 1000, 4099, 16384};
+static const uint64_t default_check_n[] = {LAB_GRADE_CHECK_N}; /* lab.conf's, comma-separated */
 
 static void usage(FILE *f)
 {
@@ -43,7 +43,7 @@ static void usage(FILE *f)
             "                          --binary the grader builds it: make grade-copy COPY_FLAGS=-O0)\n"
             "\n"
             "Correctness\n"
-            "      --check-n \"1 2 31\"  bodies per system of the cases (default 1 2 31 257 1000 4099 16384)\n"
+            "      --check-n \"1 2 31\"  bodies per system of the cases (default " TEXT(LAB_GRADE_CHECK_N) ", lab.conf's)\n"
             "      --ref-cache DIR     keep the fp64 references here (default OUT/ref-cache)\n"
             "      --jobs J            cases run at once (default 1)\n"
             "      --timeout SECONDS   limit for one case, the timing run or a build (default " TEXT(LAB_GRADE_TIMEOUT) ")\n"

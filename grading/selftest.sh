@@ -17,8 +17,9 @@ GRADER=${GRADER:-$BUILD/grading/grade}
 GPU_PROBE=${GPU_PROBE:-$BUILD/grading/gpu_probe}
 NVCC=${NVCC:-nvcc}
 GRADE_JOBS=${GRADE_JOBS:-2}
-GRADE_TIMEOUT=${GRADE_TIMEOUT:-900}
-GRADE_CHECK_N=${GRADE_CHECK_N:-1 2 31 257 1000 4099 16384}
+. "$(dirname "$0")/lab-conf.sh" # make passes these; run alone, lab.conf's
+GRADE_TIMEOUT=${GRADE_TIMEOUT:-$(lab_conf_file GRADE_TIMEOUT)}
+GRADE_CHECK_N=${GRADE_CHECK_N:-$(lab_conf_file GRADE_CHECK_N | tr , ' ')}
 root=$BUILD/grade/selftest
 cache=$BUILD/grade/ref-cache
 mkdir -p "$root" "$cache"

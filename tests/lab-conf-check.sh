@@ -27,6 +27,15 @@ else
 fi
 
 value() { make -s --no-print-directory --eval 'print-%: ; @echo $($*)' "print-$1" "${@:2}" 2> /dev/null; }
+# The correctness cases' sizes: lab.conf's list (commas), in no other file of the grader or its make.
+cn=$(lab_conf_file GRADE_CHECK_N)
+spelled=$(grep -lE -- "${cn//,/[ ,]+}" grading/*.c grading/*.h grading/*.mk grading/*.sh 2> /dev/null)
+if [ -n "$cn" ] && [ -z "$spelled" ] && [ "$(value GRADE_CHECK_N)" = "${cn//,/ }" ]; then
+    pass "the cases' sizes ($cn) are lab.conf's alone, and make's GRADE_CHECK_N is they"
+else
+    fail "the cases' sizes: lab.conf '${cn:-none}', make '$(value GRADE_CHECK_N)', spelled out in: ${spelled:-none}"
+fi
+
 sed -e 's/^GRADE_N=.*/GRADE_N=4096/' -e 's/^GRADE_REPEAT=.*/GRADE_REPEAT=5/' lab.conf > "$tmp/lab.conf"
 got="$(value GRADE_N) $(value GRADE_REPEAT) $(LAB_CONF=$tmp/lab.conf value GRADE_N) $(LAB_CONF=$tmp/lab.conf value GRADE_REPEAT) $(value GRADE_N GRADE_N=77)"
 want="$n $(lab_conf_file GRADE_REPEAT) 4096 5 77"
