@@ -23,9 +23,14 @@ cd "$(dirname "$0")/.." || exit 2
 
 check() { # FILE...: prints one line per problem; exit status 1 if any
     awk '
-    function cells(line,    t) { # the numbers of a block line, as written, into block[FILENAME, number]
-        while (match(line, /[0-9]+(\.[0-9]+)?/)) {
-            block[FILENAME, substr(line, RSTART, RLENGTH)] = 1
+    function cells(line,    before, after) { # the numbers of a block line, as written, into block[FILENAME, number]
+        before = ""
+        while (match(line, /[0-9]+(\.[0-9]+)?/)) { # whole numbers only: not the 9 of a commit f9b16da
+            after = substr(line, RSTART + RLENGTH, 1)
+            if (after == "x") after = substr(line, RSTART + RLENGTH + 1, 1) # 7.19x: the x of a speed-up
+            if ((RSTART == 1 ? before : substr(line, RSTART - 1, 1)) !~ /[A-Za-z0-9_]/ && after !~ /[A-Za-z0-9_]/)
+                block[FILENAME, substr(line, RSTART, RLENGTH)] = 1
+            before = substr(line, RSTART + RLENGTH - 1, 1)
             line = substr(line, RSTART + RLENGTH)
         }
     }
@@ -108,7 +113,11 @@ The naive kernel is <!-- measured -->7.19× the OpenMP step, and <!-- measured -
 | N | G interactions/s | × previous |
 |--:|--:|--:|
 | 65536 | 279 | 7.19× |
+
+Recorded: NVIDIA H200 (commit `f9b16da5f66f`).
 <!-- END measured -->
+
+The hash is no cell: <!-- measured -->9× is not in the block.
 
 A stale copy: 13.3× the step before (the "× previous" column). A source's ×1.6 is not checked. A wrapped **<!--
 measured -->9.99×** hides its number.
@@ -121,8 +130,9 @@ EOF
     rc=$?
     out=$(printf '%s\n' "$out" | grep -v '^marked ')
     want="$t/README.md:3: the marked number 13.3 is not in this lesson's generated blocks: update the prose from them
-$t/README.md:11: a <!-- measured --> marker broken across lines: keep it whole, on the line of its number
-$t/README.md:11: 13.3× states a speed-up beside a generated column (\"× previous\", \"× serial\"): write it marked, <!-- measured -->13.3×, or refer to the table"
+$t/README.md:13: the marked number 9 is not in this lesson's generated blocks: update the prose from them
+$t/README.md:15: a <!-- measured --> marker broken across lines: keep it whole, on the line of its number
+$t/README.md:15: 13.3× states a speed-up beside a generated column (\"× previous\", \"× serial\"): write it marked, <!-- measured -->13.3×, or refer to the table"
     if [ $rc = 1 ] && [ "$out" = "$want" ]; then
         echo "PASS lesson-numbers: the check finds a wrong marked number, an unmarked one beside a generated column and a marker broken across lines"
     else
