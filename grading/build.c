@@ -109,7 +109,7 @@ static size_t box_words(const grader *g, char **argv, char *build_abs, char *cwd
 }
 
 /* The largest file the build wrote for this step: its objects and its worker. */
-static uint64_t largest_output(const grader *g, const step *s)
+static uint64_t largest_output(const grader *g, const graded_step *s)
 {
     char pattern[4400];
     uint64_t most = 0;
@@ -132,7 +132,7 @@ static uint64_t largest_output(const grader *g, const step *s)
 /* One make, its output into the log; 1 if it succeeded, else 0 with out's FAIL filled in. */
 static int make_in(grader *g, outcome *out, const char *target, int boxed, const char *what)
 {
-    const step *s = out->s;
+    const graded_step *s = out->s;
     char cmd[1200];
     textf(cmd, sizeof cmd, "%s -s --no-print-directory BUILD='%s' %s", g->o.make, g->o.build, target);
     char *argv[MAX_BOX_ARGV + 4], build_abs[PATH_MAX], cwd[PATH_MAX], cache_abs[PATH_MAX];
@@ -141,7 +141,7 @@ static int make_in(grader *g, outcome *out, const char *target, int boxed, const
     argv[k++] = "-c";
     argv[k++] = cmd;
     argv[k] = NULL;
-    const nb_child_limits limits = {BUILD_CPU_S, BUILD_FILE_BYTES, 0, 0};
+    const nb_child_limits limits = {.cpu_s = BUILD_CPU_S, .file_bytes = BUILD_FILE_BYTES};
     progress(g->tty, "  %s %s: building %s (%s)", s->id, out->name, what, cmd);
     run_result r;
     if (run_limited(argv, out->log, g->o.timeout, boxed ? &limits : NULL, &r) != NB_EXIT_OK)
@@ -170,7 +170,7 @@ static int make_in(grader *g, outcome *out, const char *target, int boxed, const
 
 int build_step(grader *g, outcome *out, const char *logdir, const char *bin)
 {
-    const step *s = out->s;
+    const graded_step *s = out->s;
     if (!g->o.binary && g->o.make && (strcmp(s->lang, "cu") != 0 || g->have_nvcc)) {
         textf(out->log, sizeof out->log, "%s/build.log", logdir);
         char lab[64], step_target[32];

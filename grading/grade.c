@@ -49,7 +49,7 @@ static void step_bin(const grader *g, const outcome *out, char *path, size_t len
 
 /* A step not written yet: its source still holds its stub's TODO line, found by grading/todo.awk (the one
  * rule, shared with make test). 1 with the line in msg. A binary graded with --binary has no source here. */
-static int step_todo(const grader *g, const step *s, char *msg, size_t len)
+static int step_todo(const grader *g, const graded_step *s, char *msg, size_t len)
 {
     if (g->o.binary)
         return 0;
@@ -76,7 +76,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 static void grade_step(grader *g, outcome *out)
 {
     const options *o = &g->o;
-    const step *s = out->s;
+    const graded_step *s = out->s;
     const double t0 = nb_now();
     out->worst_acc = out->worst_state = -1.0;
     out->speedup_base = out->speedup_prev = -1.0;

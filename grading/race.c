@@ -65,7 +65,7 @@ static int race_run(const grader *g, const char *bin, unsigned threads, const ch
 
 void run_race_check(grader *g, outcome *out, const char *logdir, const char *race_bin)
 {
-    const step *s = out->s;
+    const graded_step *s = out->s;
     char bin[4400], log[4400];
     textf(log, sizeof log, "%s/race-build.log", logdir);
     if (race_bin) {

@@ -39,7 +39,7 @@ int read_registry(const char *path, registry *r)
         char first[64] = "";
         if (sscanf(line, "%63s", first) != 1 || !is_number(first))
             continue;
-        step s;
+        graded_step s;
         memset(&s, 0, sizeof s);
         char gpus[16], flags[256], features[128], launch[32];
         if (sscanf(line, "%15s %63s %7s %15s %255s %15s %127s %31s", s.id, s.folder, s.lang, gpus, flags, s.from,
@@ -62,7 +62,7 @@ int read_registry(const char *path, registry *r)
         s.gpus = (unsigned)strtoul(gpus, NULL, 10);
         if (!strcmp(s.lang, "cu") && s.gpus == 0)
             s.gpus = 1; /* CUDA code needs a GPU, whatever the column says */
-        step *grown = (step *)realloc(r->steps, (r->count + 1) * sizeof(step));
+        graded_step *grown = (graded_step *)realloc(r->steps, (r->count + 1) * sizeof(graded_step));
         if (!grown) {
             nb_error("out of memory reading %s", path);
             fclose(f);

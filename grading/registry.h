@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 
-typedef struct step {
+typedef struct graded_step {
     char id[16], folder[64], lang[8];
     unsigned gpus;  /* GPUs it needs */
     char from[16];  /* the step it grows from ("" for none): its "vs prev" compares with that one */
@@ -15,10 +15,10 @@ typedef struct step {
     unsigned ranks; /* launch mpi:R: the judge runs its worker through mpirun -np R; 0: one process */
     char ranks_text[16];
     int selected;
-} step;
+} graded_step;
 
 typedef struct registry {
-    step *steps;
+    graded_step *steps;
     size_t count;
 } registry;
 

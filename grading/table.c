@@ -170,7 +170,7 @@ size_t add_earlier(const grader *g, const char *csv_path, outcome **outs, size_t
         return count;
     }
     for (size_t r = 0; r < c.rows; ++r) {
-        const step *s = NULL;
+        const graded_step *s = NULL;
         for (size_t k = 0; k < g->reg.count; ++k)
             if (!strcmp(g->reg.steps[k].id, nb_csv_get(&c, r, "step")))
                 s = &g->reg.steps[k];

@@ -29,7 +29,7 @@
 #define CPU_MAX_GHZ 6.0
 #define CPU_LANES 32.0
 #define GPU_MAX_MHZ 3000.0
-static int implausible(const grader *g, const step *s, double gint, double clock_mhz, double gpus, double threads,
+static int implausible(const grader *g, const graded_step *s, double gint, double clock_mhz, double gpus, double threads,
                        const char *device, char *why, size_t len)
 {
     if (strcmp(s->check, "exact") != 0)

@@ -18,7 +18,7 @@
 typedef enum verdict { V_PASS, V_FAIL, V_SKIP, V_TODO } verdict;
 
 typedef struct outcome {
-    const step *s;
+    const graded_step *s;
     const char *name;       /* folder, or --label */
     verdict v;
     char reason[600];       /* why FAIL or SKIP */
