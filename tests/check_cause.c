@@ -40,7 +40,7 @@ static void cause_of(signature sig, const char *check, unsigned block, char *cau
         res[k].acc_ratio = w.crashed ? -1.0 : w.fails ? w.acc_ratio : 1.0;
         res[k].block = w.crashed ? 0 : block;
     }
-    step st;
+    graded_step st;
     memset(&st, 0, sizeof st);
     strcpy(st.check, check);
     outcome out;
@@ -129,7 +129,7 @@ START_TEST(passes_have_no_cause)
     case_result r;
     memset(&r, 0, sizeof r);
     r.ran = r.passed = 1;
-    step st;
+    graded_step st;
     memset(&st, 0, sizeof st);
     strcpy(st.check, "exact");
     outcome out;
