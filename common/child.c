@@ -31,11 +31,13 @@ void nb_child_close_fds(void)
         close((int)fd);
 }
 
-static void limit(int resource, uint64_t value)
+/* The hard limit `grace` above the soft one: at the soft limit the kernel sends a signal the parent can
+ * name (SIGXCPU, SIGXFSZ); at soft == hard it would send SIGKILL, which tells nothing. */
+static void limit(int resource, uint64_t value, uint64_t grace)
 {
     if (!value)
         return;
-    const struct rlimit r = {(rlim_t)value, (rlim_t)value};
+    const struct rlimit r = {(rlim_t)value, (rlim_t)(value + grace)};
     (void)setrlimit(resource, &r);
 }
 
@@ -67,9 +69,9 @@ static void lock_affinity(void)
 
 void nb_child_apply_limits(const nb_child_limits *l)
 {
-    limit(RLIMIT_CPU, l->cpu_s);
-    limit(RLIMIT_FSIZE, l->file_bytes);
-    limit(RLIMIT_AS, l->address_bytes);
+    limit(RLIMIT_CPU, l->cpu_s, 2); /* a child that catches SIGXCPU is killed 2 CPU-seconds later */
+    limit(RLIMIT_FSIZE, l->file_bytes, 0);
+    limit(RLIMIT_AS, l->address_bytes, 0);
     if (l->cpus) {
         cpu_set_t have, keep;
         CPU_ZERO(&keep);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +41,26 @@ START_TEST(unlocked_cpus_may_change) /* the control: the refusal above is the lo
 }
 END_TEST
 
+START_TEST(cpu_limit_is_named) /* at soft == hard the kernel sends SIGKILL, which names nothing */
+{
+    const nb_child_limits limits = {.cpu_s = 1};
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        nb_child_apply_limits(&limits);
+        for (volatile unsigned long spin = 0;; ++spin)
+            ;
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU, "ended by signal %d, not SIGXCPU",
+                  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    char why[64];
+    ck_assert_ptr_nonnull(nb_child_limit_hit(status, &limits, why, sizeof why));
+    ck_assert_str_eq(why, "its CPU-time limit of 1 s");
+}
+END_TEST
+
 START_TEST(only_three_descriptors_cross)
 {
     const int fd = open("/dev/null", O_RDONLY); /* not close-on-exec: what a careless parent leaks */
@@ -63,6 +84,7 @@ int main(void)
     TCase *limits = nbt_tcase(s, "limits", 30);
     tcase_add_test(limits, locked_cpus_stay);
     tcase_add_test(limits, unlocked_cpus_may_change);
+    tcase_add_test(limits, cpu_limit_is_named);
     tcase_add_test(limits, only_three_descriptors_cross);
     return nbt_run(s, CK_FORK);
 }
