@@ -303,7 +303,7 @@ blockcap_block() {
             ($1 == 12 ? "one" : lv[1] ", " lv[2]), ($3 == "dt" ? "dt" : "η"), $4, $5, $6, $7, $8, (ok ? "" : " (over 1e-4)"),
             cell($9), cell($13), (ok ? gain($9, $13) : ""), cell($14), cell($15), (ok ? gain($14, $15) : "") }' <<< "$rows"
     echo
-    printf 'The sphere about a black hole (`--model hernquist-bh`, ε = 0.0025) drawn with three seeds, the energy at N = 131072 (fp64, build/tools/diag), the times to t = 1 at N = 1 M and 8 M (seed 42, one call of all its steps, `BS_TIMING=call`); every run from the drawn sphere set half its own step back. step13'"'"'s finest step: dt_max/128 = 1/2048 with 8 levels, dt_max/64 = 1/1024 with 7, and 1/1280 (step12'"'"'s) with 7 levels of dt_max = 1/20. A speedup is over step12 at dt 1/1280 timed in the same call, for a step13 run whose largest error is under 1e-4 (step12 at 1/1152 is over it); where step13'"'"'s largest error is the larger of the two, a step12 of the same error could take a slightly longer step. step13 at η 0.15 ran at 74b611a (before a warp could take fewer than 32 bodies), its row of 7 levels of 1/16 at 98030a2 (a deep walk'"'"'s warp down to one body, about 1024 warps), its 8-level row at η 0.125 at f1756da (at least 4 bodies a warp, about 2048 warps: its energies and times measured again) and its rows of 7 levels of 1/20 at daa25e5 (about 1024 warps for a deep level'"'"'s walk: 8 bodies a warp at level 6; and one sum of squares in the moments rounded as step12 rounds it: energies and times measured again). The same scheme at η 0.125 gave 2.223e-05, 8.678e-05 and 7.512e-05 at 98030a2 and 4.002e-05, 4.008e-05 and 7.195e-05 at a92f03f (2.96 s at 1 M, 3.03× step12 in the same call): one draw'"'"'s error moves by a factor three with the rounding; step12'"'"'s energies at 74b611a (its code the same). Recorded: %s.\n' \
+    printf 'The sphere about a black hole (`--model hernquist-bh`, ε = 0.0025) drawn with three seeds, the energy at N = 131072 (fp64, build/tools/diag), the times to t = 1 at N = 1 M and 8 M (seed 42, `BS_TIMING=call`); every run from the drawn sphere set half its own step back. step13'"'"'s finest step: 1/2048 with 8 levels of dt_max = 1/16, 1/1024 with 7, and 1/1280 (step12'"'"'s) with 7 levels of 1/20. A speedup is over step12 at dt 1/1280 timed in the same call, for a step13 run whose largest error is under 1e-4 (step12 at 1/1152 is over it). Each row'"'"'s commit: report/data/PROVENANCE.md. Recorded: %s.\n' \
         "$(origin_of 'tag~^bs-(energy|1M|8M)-s1[23]-bh' tag $(files blockcap-before.csv blockcap-L7.csv blockcap-L7dt20.csv blockcap-L8-warps.csv blockcap-L7dt20-gw1024.csv blockcap-L7dt20-eta011.csv))"
 }
 
@@ -388,11 +388,20 @@ blockequal_block() {
                 (f[1] == 12 ? "one" : lv[1] ", " lv[2]), (f[3] == "dt" ? "dt" : "η"), f[4], f[5], f[6], f[7], f[8], f[9], cell(f[10]),
                 cell(same), gain, all, cell(f[11]), big } }' <<< "$rows"
     echo
+    if [ "${3:-}" = short ]; then
+        printf 'As the table of eight draws below, over the %d seeds %s (%s). Recorded: %s.\n' \
+            "$(wc -w <<< "$seeds")" "${seeds// /, }" "$what" "$(blockequal_origin <<< "$rows")"
+        return
+    fi
     printf 'The sphere about a black hole (`--model hernquist-bh`, ε = 0.0025) at N = 1 M, drawn with the %d seeds %s (%s); every run from the drawn sphere set half its own step back, to t = 1. Each draw'"'"'s run is timed (one call of all its steps, `BS_TIMING=call`) and its energy error taken against its start in fp64 by build/tools/diag-gpu (diag'"'"'s sums and bits on the GPU); the time is the mean over the draws. Step12 at the same mean error: its time interpolated (log against log) between the two step12 runs whose mean errors bracket step13'"'"'s, for a step13 run whose mean error is under 1e-4. Every draw under 1e-4: over the fastest step12 whose every draw is. At 8 M (seed 42, no energy: the fp64 sums of 8 M bodies take minutes a snapshot even on the GPU): over the fastest step12 timed there whose mean error at 1 M is at least step13'"'"'s. Recorded: %s.\n' \
         "$(wc -w <<< "$seeds")" "$(sed 's/ /, /g' <<< "$seeds")" "$what" \
-        "$(awk -F, '{ split($12, d, "+"); split($13, t, "+"); n = split($14, c, "+"); for (i = 1; i <= n; ++i) { k = d[1] " (" t[1] ", commit `" c[i] "`)"; if (!(k in s)) { s[k] = 1; o = o (o == "" ? "" : "; ") k } } } END { printf "%s", o }' <<< "$rows")"
+        "$(blockequal_origin <<< "$rows")"
 }
-blockequal4_block() { blockequal_block "$blockequal_seeds" "every run recorded on these four"; }
+# blockequal_origin: "device (date, commit)" of blockequal.awk's rows on stdin
+blockequal_origin() {
+    awk -F, '{ split($12, d, "+"); split($13, t, "+"); n = split($14, c, "+"); for (i = 1; i <= n; ++i) { k = d[1] " (" t[1] ", commit `" c[i] "`)"; if (!(k in s)) { s[k] = 1; o = o (o == "" ? "" : "; ") k } } } END { printf "%s", o }'
+}
+blockequal4_block() { blockequal_block "$blockequal_seeds" "every run recorded on these four" short; }
 blockequal8_block() { blockequal_block "$blockdraws_seeds" "the runs recorded on all eight"; }
 
 # What the few-body substeps cost, one saving at a time (blocksteps-deep-levels.csv, the deep phase of
