@@ -210,7 +210,7 @@ blocksteps_block() {
     awk -F, '{ printf "| %s | step%s | %s %s | %.3g | %s | %s | %s |\n", $2, $1, ($3 == "dt" ? "dt" : "η"), $4, $6, $7,
         ($7 + 0 <= 1e-4 ? "yes" : "no"), $8 }' <<< "$rows"
     echo
-    printf 'N = %s, Hernquist (a = 1/3; "+ hole": about a black hole of 1 %% of the mass), t = 0 to 1; step13 at dt_max = 1/16 with 8 levels (12 about the hole); the error of the final state against the start, fp64 (build/tools/diag). The runs about the hole start from the drawn sphere; those without it were recorded before the starts were set half a step back (report/sweeps/blocksteps.sh, start_of), so step13 began them from a sphere whose bodies had taken half of dt_max = 1/16 of their pull. Recorded: %s.\n' \
+    printf 'N = %s, Hernquist (a = 1/3; "+ hole": about a black hole of 1 %% of the mass), t = 0 to 1; step13 at dt_max = 1/16 with 8 levels (12 about the hole); the error of the final state against the start, fp64 (build/tools/diag). The runs without the hole began from the kicked start (below, "Where every run starts"). Recorded: %s.\n' \
         "$(cut -d, -f5 <<< "$rows" | sort -u | tr '\n' ' ' | sed 's/ $//')" \
         "$(blocksteps_origin <<< "$rows")"
 }
@@ -253,7 +253,7 @@ blockhole_block() {
                 (k in t8) ? sprintf("%.3g", t8[k]) : "", (f[1] == 13 && ok && (k in t8) && best8 > 0) ? sprintf("%.2f×", best8 / t8[k]) : "" } }' \
         <(printf '%s\n' "${big:-}") - <<< "$rows"
     echo
-    printf 'The Hernquist sphere about a black hole of 1 %% of the mass (`--model hernquist-bh`), ε = 0.0025; step13 at dt_max = 1/16 with 12 levels, its levels held for each dt_max step (the scheme before bodies could go finer inside one: the table of three draws has the present one). Every run starts from the drawn sphere, set half its own step back (report/tools/stagger). The error of the final state against the start, fp64 (build/tools/diag), at N = 131072 (the fp64 energy of 1 M bodies is O(N²) on the host); a speedup is over the fastest step12 run under 1e-4 at the same N. Recorded: %s.\n' \
+    printf 'step13 at dt_max = 1/16 with 12 levels, its levels held for each dt_max step (the scheme before bodies could go finer inside one). The error of the final state against the start, fp64 (build/tools/diag), at N = 131072; a speedup is over the fastest step12 run under 1e-4 at the same N. Recorded: %s.\n' \
         "$(blocksteps_origin <<< "$rows")"
 }
 
@@ -282,7 +282,7 @@ blockseeds_block() {
                 (ok ? "yes" : "no"), (f[9] == "" ? "" : sprintf("%.3g", f[9])),
                 (f[1] == 13 && ok && best > 0 && f[9] > 0) ? sprintf("%.2f×", best / f[9]) : "" } }' <<< "$rows"
     echo
-    printf 'The sphere about a black hole (`--model hernquist-bh`, ε = 0.0025) drawn with three seeds, at N = 131072 for the energy (fp64, build/tools/diag) and N = 1 M, seed 42, for the time; step13 at dt_max = 1/16 with 12 levels, every run from the drawn sphere set half its own step back. "Held a dt_max step": the scheme before bodies could go finer inside a dt_max step. Recorded: %s.\n' \
+    printf 'Three draws, at N = 131072 for the energy (fp64, build/tools/diag) and N = 1 M, seed 42, for the time; step13 at dt_max = 1/16 with 12 levels. "Held a dt_max step": the scheme before bodies could go finer inside a dt_max step. Recorded: %s.\n' \
         "$(origin_of 'tag~^bs-(energy|1M)-s1[23]-bh' tag $(files blocksteps-bhs.csv blocksteps-held.csv blocksteps-finer.csv))"
 }
 
@@ -303,7 +303,7 @@ blockcap_block() {
             ($1 == 12 ? "one" : lv[1] ", " lv[2]), ($3 == "dt" ? "dt" : "η"), $4, $5, $6, $7, $8, (ok ? "" : " (over 1e-4)"),
             cell($9), cell($13), (ok ? gain($9, $13) : ""), cell($14), cell($15), (ok ? gain($14, $15) : "") }' <<< "$rows"
     echo
-    printf 'The sphere about a black hole (`--model hernquist-bh`, ε = 0.0025) drawn with three seeds, the energy at N = 131072 (fp64, build/tools/diag), the times to t = 1 at N = 1 M and 8 M (seed 42, `BS_TIMING=call`); every run from the drawn sphere set half its own step back. step13'"'"'s finest step: 1/2048 with 8 levels of dt_max = 1/16, 1/1024 with 7, and 1/1280 (step12'"'"'s) with 7 levels of 1/20. A speedup is over step12 at dt 1/1280 timed in the same call, for a step13 run whose largest error is under 1e-4 (step12 at 1/1152 is over it). Each row'"'"'s commit: report/data/PROVENANCE.md. Recorded: %s.\n' \
+    printf 'Three draws, the energy at N = 131072 (fp64, build/tools/diag), the times to t = 1 at N = 1 M and 8 M (seed 42, `BS_TIMING=call`). step13'"'"'s finest step: 1/2048 with 8 levels of dt_max = 1/16, 1/1024 with 7, and 1/1280 (step12'"'"'s) with 7 levels of 1/20. A speedup is over step12 at dt 1/1280 timed in the same call, for a step13 run whose largest error is under 1e-4 (step12 at 1/1152 is over it). Each row'"'"'s commit: report/data/PROVENANCE.md. Recorded: %s.\n' \
         "$(origin_of 'tag~^bs-(energy|1M|8M)-s1[23]-bh' tag $(files blockcap-before.csv blockcap-L7.csv blockcap-L7dt20.csv blockcap-L8-warps.csv blockcap-L7dt20-gw1024.csv blockcap-L7dt20-eta011.csv))"
 }
 
@@ -343,7 +343,7 @@ blockdraws_block() {
                 pair, cell(t1), (f[1] == 12 ? "" : cell(p1)),
                 (f[1] == 13 && mean <= 1e-4 && t1 > 0 && p1 != "") ? sprintf("%.2f×", p1 / t1) : "" } }' <<< "$rows"
     echo
-    printf 'The sphere about a black hole (`--model hernquist-bh`, ε = 0.0025) drawn with the %d seeds %s, the energy at N = 131072 (fp64, build/tools/diag), the time to t = 1 at N = 1 M (seed 42, one call of all its steps, `BS_TIMING=call`); every run from the drawn sphere set half its own step back. Both steps take the same draws, so their errors can be set side by side draw by draw. A speedup is over step12 at dt 1/1280 timed in the same call, for a step13 run whose mean error is under 1e-4; step12'"'"'s time is the later call'"'"'s. Recorded: %s.\n' \
+    printf 'The %d seeds %s, the energy at N = 131072 (fp64, build/tools/diag), the time to t = 1 at N = 1 M (seed 42, `BS_TIMING=call`); both steps take the same draws. A speedup is over step12 at dt 1/1280 timed in the same call, for a step13 run whose mean error is under 1e-4; step12'"'"'s time is the later call'"'"'s. Recorded: %s.\n' \
         "$(wc -w <<< "$blockdraws_seeds")" "$(sed 's/ /, /g' <<< "$blockdraws_seeds")" \
         "$(origin_of 'tag~^bs-(energy|1M)-s1[23]-bh' tag $(files blockcap-L7dt20-draws.csv blockcap-L8dt10-draws.csv))"
 }
