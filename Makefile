@@ -7,6 +7,12 @@
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 .SUFFIXES:
+# make grade prints its table and verdicts, not the grader's compiler lines (V=1 shows them; errors show anyway).
+ifneq ($(V),1)
+ifneq ($(filter grade grade-%,$(MAKECMDGOALS)),)
+MAKEFLAGS += -s
+endif
+endif
 
 # ---- tools and flags ---------------------------------------------------------------------
 ifeq ($(origin CC),default)

@@ -343,9 +343,17 @@ grade_check() { # TREE EXPECT: EXPECT is TODO (stripped) or PASS (filled in)
         echo "SKIP make grade in the handout: no grader in this tree yet"
         return
     fi
-    # Smaller sizes than a real grading: this checks the verdicts, not the speed.
+    # Smaller sizes than a real grading: this checks the verdicts, not the speed. The stripped tree's
+    # grade is the student's first: the grader is built from nothing, and says so without compiler lines.
+    [ "$expect" = TODO ] && rm -rf "$t/build/obj/grading" "$t/build/grading"
     student_make -C "$t" grade STEPS="${steps[*]}" GRADE_N=4096 GRADE_CHECK_N="1 31 257 1000" > "$t.grade.log" 2>&1
     local rc=$?
+    if [ "$expect" = TODO ]; then
+        local raw
+        raw=$(grep -cE '^(gcc|cc|clang|nvcc|\S*/nvcc) ' "$t.grade.log")
+        [ "$raw" -eq 0 ] && pass "make grade's first build prints no compiler command lines" ||
+            fail "make grade's first build printed $raw compiler command lines: $(grep -m1 -E '^(gcc|cc|clang|nvcc) ' "$t.grade.log" | cut -c1-80)"
+    fi
     if [ $rc -ge 128 ] || grep -qiE 'segmentation|core dumped|abort' "$t.grade.log"; then
         fail "make grade ($expect): crashed (exit $rc): $(tail -n 3 "$t.grade.log")"
         return
