@@ -21,17 +21,19 @@ end='^<!-- END hardening-table -->$'
 [ "$(grep -nE "$begin" "$readme" | cut -d: -f1)" -lt "$(grep -nE "$end" "$readme" | cut -d: -f1)" ] ||
     die "$readme: <!-- END hardening-table --> comes before its BEGIN"
 
-# The rows of a markdown table as tab-separated fields (escaped pipes kept inside their field).
+# The rows of the markdown tables as tab-separated fields (escaped pipes kept inside their field), each
+# with its table's expectation (the "**Expected: ...**" line above it) as the last field.
 rows() {
     awk -v b="$begin" -v e="$end" -v whole="$2" '
         whole != "" || $0 ~ b { inside = 1 }
         whole == "" && $0 ~ e { inside = 0 }
+        inside && /^\*\*Expected: / { expected = $0; sub(/^\*\*Expected: /, "", expected); sub(/\*\*.*/, "", expected) }
         inside && /^\| [A-Z][0-9]+ \|/ {
             line = $0; gsub(/\\\|/, "\001", line)
             n = split(line, f, / \| /)
             sub(/^\| /, "", f[1]); sub(/ \|$/, "", f[n])
             out = f[1]; for (i = 2; i <= n; ++i) out = out "\t" f[i]
-            gsub("\001", "\\|", out); print out
+            gsub("\001", "\\|", out); print out "\t" expected
         }' "$1"
 }
 
@@ -49,16 +51,17 @@ case $mode in
     echo "$me: $readme: hardening table rewritten ($(rows "$table" whole | wc -l) cases)"
     ;;
 --check)
-    # Columns: id what command steps expected outcome exit message (the steps run depend on the machine)
+    # Columns: id what command steps outcome message expected (the steps run depend on the machine; an
+    # outcome "ok" is its expectation met, so its exit status is the expectation's)
     stale=$(awk -F'\t' '
         function class(o) { return o ~ /^SKIP/ ? "SKIP" : o ~ /^FAIL/ ? "FAIL" : o }
-        NR == FNR { what[$1] = $2 FS $3 FS $5; out[$1] = class($6); code[$1] = $7; seen[$1] = 1; order[++n] = $1; next }
+        NR == FNR { what[$1] = $2 FS $3 FS $7; out[$1] = class($5); seen[$1] = 1; order[++n] = $1; next }
         {
             if (!($1 in seen)) { printf "%s: in the README, no longer run\n", $1; next }
             done[$1] = 1
-            if (what[$1] != $2 FS $3 FS $5) printf "%s: the case changed (%s)\n", $1, $2
-            else if (out[$1] != "SKIP" && class($6) != "SKIP" && (out[$1] != class($6) || code[$1] != $7))
-                printf "%s: README says %s, exit %s; now %s, exit %s\n", $1, class($6), $7, out[$1], code[$1]
+            if (what[$1] != $2 FS $3 FS $7) printf "%s: the case changed (%s)\n", $1, $2
+            else if (out[$1] != "SKIP" && class($5) != "SKIP" && out[$1] != class($5))
+                printf "%s: README says %s; now %s\n", $1, class($5), out[$1]
         }
         END { for (i = 1; i <= n; ++i) if (!(order[i] in done)) printf "%s: new, not in the README\n", order[i] }
     ' <(rows "$table" whole) <(rows "$readme" ""))
