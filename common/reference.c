@@ -267,6 +267,18 @@ int nb_ref_run(nb_state64 *s, uint64_t steps, double dt, double eps2)
     return NB_EXIT_OK;
 }
 
+int nb_block_level(double pull, double bound, double dt_max, unsigned levels)
+{
+    const int top = levels ? (int)levels - 1 : 0;
+    int k = 0;
+    double step = dt_max;
+    while (k < top && step * step * pull > bound) { /* false for a NaN pull: level 0 */
+        step *= 0.5;
+        ++k;
+    }
+    return k;
+}
+
 /* A body's level from its acceleration or its criterion's rate (nb_criterion), and whether it lies within
  * p->margin of a boundary. */
 static int block_level(const nb_block_params *p, double dt_max, double ax, double ay, double az, double rate,
@@ -280,12 +292,7 @@ static int block_level(const nb_block_params *p, double dt_max, double ax, doubl
     if (!(pull > 0.0)) /* a = 0 (or NaN) stays on level 0 */
         return 0;
     const double u = log(dt_max * dt_max * pull / bound) / log(4.0); /* level k holds u <= k */
-    int k = 0;
-    double step = dt_max;
-    while (k < top && step * step * pull > bound) {
-        step *= 0.5;
-        ++k;
-    }
+    int k = nb_block_level(pull, bound, dt_max, p->levels);
     for (int b = 0; b < top; ++b)
         if (fabs(u - b) < p->margin)
             *near = 1;

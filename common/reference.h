@@ -91,6 +91,11 @@ typedef struct nb_block_stats {
     uint64_t forces;                /* forces computed, the run's closing one not counted */
 } nb_block_stats;
 
+/* The level of a body whose criterion gives `pull` against `bound` (the acceleration criterion: |a| and
+ * eta^2 eps): the first k < levels with (dt_max / 2^k)^2 pull <= bound, else levels - 1; 0 for a pull of
+ * 0 or NaN. The reference's scheme and make view's level colours both take it from here. */
+int nb_block_level(double pull, double bound, double dt_max, unsigned levels);
+
 /* `boundary` (S*N flags, or NULL) marks the bodies whose level a float32 criterion may take either side
  * of a boundary, at any step: a step may put them one level off, honestly. */
 int nb_ref_run_blocks(nb_state64 *s, uint64_t steps, double dt_max, double eps2, const nb_block_params *p,

@@ -4,14 +4,17 @@
 # chromium with its software GL (SwiftShader through ANGLE), and checked from its screenshots:
 #   1. make view RUN=ID (a small collision run of step ID, whose program is BIN: 6 frames) writes one page with no external
 #      resource (no src=, href=, url(), @import, http: or https:) and the run's frames in it;
-#   2. snap2html refuses bad input (no file, a corrupt file, snapshots of two runs) with exit 2 and
-#      writes no page;
+#   2. snap2html refuses bad input (no file, a corrupt file, snapshots of two runs, --levels without
+#      --eta, a NaN eta) with exit 2 and writes no page;
+#   2b. with --levels 4 --eta 0.05 the small run's page holds a level a body (8 bytes a body, not 7),
+#      more than one level in frame 0, each the one step13's rule gives (python3 recomputes them);
 #   3. a million-body snapshot (1048576, step BIN --steps 0 -o) makes a page of at most 200000 drawn
-#      bodies that says so, under 3 MB;
+#      bodies that says so, under 3 MB, and its levels (174763 x 2^20 pair forces) are refused;
 #   4. in chromium: the small page at #frame=0 and at its last frame (#frame=5, ui=0: no overlay) each
 #      has bodies drawn (at least 300 lit pixels on black: 1024 bodies of 3 px) and the two differ (at
 #      least 200 pixels: the spheres moved); the page says it drew (body data-state) the frame asked
-#      (data-frame); the million-body page draws (at least 20000 lit pixels) within the time limit.
+#      (data-frame); the million-body page draws (at least 20000 lit pixels) within the time limit; the
+#      level page at #colour=level draws in other colours than by speed (at least 200 pixels differ).
 # chromium is installed with apt-get where it can be (root), as grading/class/test-class.sh does; without
 # it, or without python3 (which reads the PNGs), the browser checks are SKIP with the reason.
 # Prints one line per check; exit 1 if any failed, 2 on bad usage.
@@ -60,6 +63,22 @@ refused "a truncated snapshot" "$first" "$work/cut.nbs"
 "$bin" -q -n 31 --steps 0 --repeat 1 --validate off -o "$work/other.nbs" > /dev/null 2>&1
 refused "snapshots of two runs (1024 and 31 bodies)" "$first" "$work/other.nbs"
 refused "an empty folder" "$(mkdir -p "$work/empty" && echo "$work/empty")"
+refused "--levels without --eta" --levels 4 "$first"
+refused "a NaN eta" --levels 4 --eta nan "$first"
+
+# ---- 2b. levels ---------------------------------------------------------------------------------
+levels=$work/levels.html
+"$tool" --out "$levels" --levels 4 --eta 0.05 "$work/snaps" > "$work/levels.log" 2>&1
+check "--levels 4 --eta 0.05 writes the page with its levels: $(cat "$work/levels.log")" \
+    bash -c "grep -q '\"levels\": 4, \"eta\": 0.05' '$levels'"
+if command -v python3 > /dev/null 2>&1; then
+    # The levels recomputed here from frame 0's snapshot (its header's eps and dt, the fp64 sum over all
+    # bodies, the same halving rule), against the page's bytes.
+    said=$(python3 "$here/tests/view-levels.py" "$levels" "$first" 0.05 4)
+    read -r distinct off <<< "$said"
+    check "frame 0's levels: ${distinct:-?} distinct levels (more than 1), ${off:-?} bodies not at the level recomputed here (0)" \
+        test "${distinct:-0}" -gt 1 -a "${off:-1}" = 0
+fi
 
 # ---- 3. a million bodies ------------------------------------------------------------------------
 big=$work/big.html
@@ -68,6 +87,7 @@ if "$bin" -q -n 1048576 --steps 0 --repeat 1 --validate off -o "$work/million.nb
     size=$(stat -c %s "$big")
     check "1048576 bodies: $(cat "$work/big.log"); the page says it ($size bytes < 3 MB)" \
         bash -c "grep -q '\"bodies\": 1048576' '$big' && grep -q '\"shown\": 174763, \"stride\": 6, \"max_points\": 200000' '$big' && [ $size -lt 3000000 ]"
+    refused "levels for 174763 drawn of 1048576 bodies (more than 2^35 pair forces)" --levels 4 --eta 0.1 "$work/million.nbs"
 else
     fail "1048576 bodies: no page: $(tail -n 1 "$work/million.log" "$work/big.log" | tr '\n' ' ')"
 fi
@@ -138,6 +158,14 @@ EOF
         check "the bodies move between frame 0 and frame 5: $moved pixels differ (at least 200)" test "${moved:-0}" -ge 200
     else
         fail "chromium took no screenshot: $(tail -n 2 "$work/chromium.log" | tr '\n' ' ')"
+    fi
+    if shot "$levels" "frame=0&ui=0&colour=level" "$work/levels0.png"; then
+        recoloured=$(lit "$work/frame0.png" "$work/levels0.png")
+        body=$(dom "$levels" "frame=0&colour=level")
+        check "the level page at #colour=level: $recoloured pixels differ from frame 0 by speed (at least 200), drawn by level: $body" \
+            bash -c "[ '${recoloured:-0}' -ge 200 ] && [[ '$body' == *'data-colour=\"level\"'* && '$body' == *'data-state=\"drawn\"'* ]]"
+    else
+        fail "chromium took no screenshot of the level page: $(tail -n 2 "$work/chromium.log" | tr '\n' ' ')"
     fi
     body=$(dom "$page" "frame=3")
     check "the page drew the frame its URL asked for (#frame=3): $body" \

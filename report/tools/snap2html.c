@@ -1,6 +1,7 @@
 /* snap2html.c: a run's snapshots as one self-contained web page that plays them in 3D (make view).
  *
- *   snap2html [--out FILE] [--max-points P] [--max-total T] [--system K] [--title TEXT] [--fps F] SNAP|DIR...
+ *   snap2html [--out FILE] [--max-points P] [--max-total T] [--system K] [--title TEXT] [--fps F]
+ *             [--levels L --eta E] SNAP|DIR...
  *
  * Every file (a folder: its *.nbs, in name order, which is step order for the lab's snap-%010llu.nbs)
  * becomes a frame of the page: the page's template (report/tools/view_page.html, compiled in) with the
@@ -9,11 +10,16 @@
  * the 2nd and 98th percentile of all frames. A large run is decimated for display: every k-th body of
  * the system, so that at most P (200000) are drawn and frames x drawn stays within T (6000000: about 56
  * MB of page); the page says how many it draws of how many. A run of several systems shows system K (0).
- * The snapshot format holds no time-step levels, so the page colours by speed only.
+ * With --levels and --eta (step13's), each drawn body also gets the level step13's criterion gives it at
+ * that frame (common/reference.h nb_block_level: its fp64 acceleration from every body of its system,
+ * the frame's eps and dt as dt_max), a byte after the speeds: the snapshot format holds no levels, so this
+ * is the level the body would take at a dt_max step's start there, not the one it ran on. That costs
+ * drawn x N pair forces a frame, so it is refused past 2^35 of them over the frames (draw fewer).
  * Exit status: 0, or 2 after one line on stderr; nothing is written then (the page goes through a
  * temporary renamed into place). Every file is read and checked before the page is begun. */
 #define _POSIX_C_SOURCE 200809L
 #include "nbody.h"
+#include "reference.h"
 #include "replace.h"
 #include "snapshot.h"
 #include "util.h"
@@ -32,7 +38,8 @@
 typedef struct options {
     const char *out, *title;
     unsigned long long max_points, max_total, system;
-    double fps;
+    double fps, eta;
+    unsigned long long levels;      /* 0: no level colours */
 } options;
 
 typedef struct frame {
@@ -157,6 +164,7 @@ static int parse_args(int argc, char **argv, options *o, run *r)
                    "  --system K        the system shown of a run of several (default 0)\n"
                    "  --title TEXT      the page's title\n"
                    "  --fps F           frames a second when playing (default 12)\n"
+                   "  --levels L --eta E  colour by the level step13's criterion gives each drawn body\n"
                    "A folder stands for its *.nbs files in name order.\n");
             exit(NB_EXIT_OK);
         } else if (strcmp(a, "--out") == 0 && more) {
@@ -172,6 +180,20 @@ static int parse_args(int argc, char **argv, options *o, run *r)
         } else if (strcmp(a, "--system") == 0 && more) {
             if (!parse_count(a, argv[++k], 0, &o->system))
                 return 0;
+        } else if (strcmp(a, "--levels") == 0 && more) {
+            if (!parse_count(a, argv[++k], 2, &o->levels))
+                return 0;
+            if (o->levels > NB_LEVELS_MAX) {
+                nb_error("--levels %llu: at most %d", o->levels, NB_LEVELS_MAX);
+                return 0;
+            }
+        } else if (strcmp(a, "--eta") == 0 && more) {
+            char *end;
+            o->eta = strtod(argv[++k], &end);
+            if (end == argv[k] || *end != '\0' || !(o->eta > 0.0 && o->eta <= 10.0)) {
+                nb_error("--eta %s: expected a number above 0, at most 10", argv[k]);
+                return 0;
+            }
         } else if (strcmp(a, "--fps") == 0 && more) {
             char *end;
             o->fps = strtod(argv[++k], &end);
@@ -193,6 +215,10 @@ static int parse_args(int argc, char **argv, options *o, run *r)
     }
     if (r->nframes == 0) {
         nb_error("no snapshot files given (try --help)");
+        return 0;
+    }
+    if (!o->levels != !(o->eta > 0.0)) {
+        nb_error("--levels and --eta go together (step13's, for colours by level)");
         return 0;
     }
     return 1;
@@ -317,6 +343,15 @@ static int survey(run *r, const options *o)
         }
     if (!(r->radius > 0.0))
         r->radius = 0.5 * span;
+    if (o->levels) {
+        const double pairs = (double)r->shown * (double)r->bodies * (double)r->nframes, most = 34359738368.0;
+        if (pairs > most) {
+            nb_error("--levels: %zu drawn x %llu bodies x %zu frames = %.3g pair forces, more than 2^35: draw fewer (--max-points, --max-total) or give fewer frames",
+                     r->shown, (unsigned long long)r->bodies, r->nframes, pairs);
+            free(speeds);
+            return 0;
+        }
+    }
     r->vlo = percentile(speeds, nspeeds, 0.02);
     r->vhi = percentile(speeds, nspeeds, 0.98);
     if (!(r->vhi > r->vlo))
@@ -349,8 +384,9 @@ static void write_meta(FILE *f, const run *r, const options *o, const char *titl
             (unsigned long long)r->bodies, (unsigned long long)r->systems, o->system, r->shown, r->stride, r->limit);
     fprintf(f, " \"lo\": [%.9g, %.9g, %.9g], \"hi\": [%.9g, %.9g, %.9g], \"centre\": [%.9g, %.9g, %.9g], \"radius\": %.9g,\n",
             r->lo[0], r->lo[1], r->lo[2], r->hi[0], r->hi[1], r->hi[2], r->centre[0], r->centre[1], r->centre[2], r->radius);
-    fprintf(f, " \"vlo\": %.9g, \"vhi\": %.9g, \"clipped\": true, \"dt\": %.9g, \"eps\": %.9g, \"fps\": %g,\n \"frames\": [",
+    fprintf(f, " \"vlo\": %.9g, \"vhi\": %.9g, \"clipped\": true, \"dt\": %.9g, \"eps\": %.9g, \"fps\": %g,\n",
             r->vlo, r->vhi, r->dt, r->eps, o->fps);
+    fprintf(f, " \"levels\": %llu, \"eta\": %.9g, \"frames\": [", o->levels, o->eta);
     for (size_t k = 0; k < r->nframes; ++k)
         fprintf(f, "%s{\"step\": %llu, \"time\": %.9g}", k ? ", " : "", (unsigned long long)r->frames[k].step, r->frames[k].time);
     fprintf(f, "]}</script>\n");
@@ -376,7 +412,38 @@ static void base64(FILE *f, const unsigned char *b, size_t n)
     }
 }
 
-/* One frame's block: the drawn bodies' quantised positions (little-endian uint16 x y z), then speeds. */
+/* The levels of the drawn bodies (every stride-th of system `system`) by step13's criterion, as bytes
+ * 255 k / (levels - 1). 0, or NB_EXIT_ERROR after one line. */
+static int drawn_levels(const nb_state *s, const run *r, const options *o, unsigned char *out)
+{
+    size_t *index = malloc(r->shown * sizeof *index);
+    double *acc = malloc(3 * r->shown * sizeof *acc);
+    nb_state64 s64;
+    const int have = index && acc && nb_state64_alloc(&s64, s->systems, s->bodies) == NB_EXIT_OK;
+    if (!have) {
+        nb_error("out of memory for the levels of %zu bodies", r->shown);
+        free(index);
+        free(acc);
+        return NB_EXIT_ERROR;
+    }
+    nb_state64_from(&s64, s);
+    for (size_t j = 0; j < r->shown; ++j)
+        index[j] = (size_t)o->system * r->bodies + j * r->stride;
+    nb_ref_accel(&s64, r->eps * r->eps, index, r->shown, acc, acc + r->shown, acc + 2 * r->shown);
+    const double bound = o->eta * o->eta * r->eps;
+    for (size_t j = 0; j < r->shown; ++j) {
+        const double ax = acc[j], ay = acc[r->shown + j], az = acc[2 * r->shown + j];
+        const int k = nb_block_level(sqrt(ax * ax + ay * ay + az * az), bound, r->dt, (unsigned)o->levels);
+        out[j] = (unsigned char)lround(255.0 * k / (double)(o->levels - 1));
+    }
+    nb_state64_free(&s64);
+    free(index);
+    free(acc);
+    return NB_EXIT_OK;
+}
+
+/* One frame's block: the drawn bodies' quantised positions (little-endian uint16 x y z), then speeds,
+ * then with --levels their levels. */
 static int write_frame(FILE *f, const run *r, const options *o, size_t k, unsigned char *bytes)
 {
     nb_state s;
@@ -397,9 +464,12 @@ static int write_frame(FILE *f, const run *r, const options *o, size_t k, unsign
         const double sp = sqrt((double)v[0][i] * v[0][i] + (double)v[1][i] * v[1][i] + (double)v[2][i] * v[2][i]);
         speed[j] = (unsigned char)lround(fmin(1.0, fmax(0.0, (sp - r->vlo) / (r->vhi - r->vlo))) * 255.0);
     }
+    const int ok = !o->levels || drawn_levels(&s, r, o, bytes + 7 * r->shown) == NB_EXIT_OK;
     nb_state_free(&s);
+    if (!ok)
+        return 0;
     fprintf(f, "<script type=\"application/octet-stream\" id=\"f%zu\">", k);
-    base64(f, bytes, 7 * r->shown);
+    base64(f, bytes, (o->levels ? 8 : 7) * r->shown);
     fprintf(f, "</script>\n");
     return 1;
 }
@@ -412,7 +482,7 @@ static int write_page(const run *r, const options *o)
     else
         snprintf(title, sizeof title, "%s%s (%zu frame%s)", r->frames[0].path, r->nframes > 1 ? " ..." : "", r->nframes,
                  r->nframes > 1 ? "s" : "");
-    unsigned char *bytes = malloc(7 * r->shown);
+    unsigned char *bytes = malloc(8 * r->shown);
     if (!bytes) {
         nb_error("out of memory for %zu bodies", r->shown);
         return 0;
@@ -456,7 +526,8 @@ static int write_page(const run *r, const options *o)
 int main(int argc, char **argv)
 {
     nb_set_progname("snap2html");
-    options o = {.out = "view.html", .title = NULL, .max_points = 200000, .max_total = 6000000, .system = 0, .fps = 12.0};
+    options o = {.out = "view.html", .title = NULL, .max_points = 200000, .max_total = 6000000, .system = 0, .fps = 12.0,
+                 .eta = 0.0, .levels = 0};
     run r = {0};
     int ok = parse_args(argc, argv, &o, &r) && survey(&r, &o) && write_page(&r, &o);
     if (ok)

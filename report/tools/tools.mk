@@ -57,7 +57,8 @@ $(VIEW_TOOL): report/tools/snap2html.c $(BUILD)/gen/view_page.h $(LIBNBODY) | $(
 # make view: SNAPS=DIR (its *.nbs) or a run made here: RUN=NN (the step, default 01) with VIEW_N bodies,
 # VIEW_STEPS steps, a frame every VIEW_EVERY, VIEW_ARGS its other options (report/tools/view.sh has the
 # defaults: a two-sphere collision) into VIEW_SNAPS (build/view/snaps). VIEW_OUT the page
-# (build/view/index.html), VIEW_POINTS the most bodies drawn per frame (200000).
+# (build/view/index.html), VIEW_POINTS the most bodies drawn per frame (200000). VIEW_LEVELS and VIEW_ETA
+# (taken from VIEW_ARGS's --levels and --eta if it has them): colours by step13's level too.
 RUN ?= 01
 SNAPS ?=
 VIEW_OUT ?= $(BUILD)/view/index.html
@@ -67,11 +68,13 @@ VIEW_EVERY ?=
 VIEW_ARGS ?=
 VIEW_POINTS ?=
 VIEW_SNAPS ?=
+VIEW_LEVELS ?=
+VIEW_ETA ?=
 .PHONY: view
 view: $(VIEW_TOOL) $(if $(SNAPS),,$(if $(call folder_of,$(RUN)),$(call BIN,$(RUN))))  ## a web page that plays a run in 3D: build/view/index.html; SNAPS=DIR (its snapshots) or RUN=NN (a run made here, default 01; VIEW_N VIEW_STEPS VIEW_EVERY VIEW_ARGS)
 	@SNAPS='$(SNAPS)' RUN_BIN='$(if $(call folder_of,$(RUN)),$(call BIN,$(RUN)))' RUN='$(RUN)' VIEW_OUT='$(VIEW_OUT)' \
 	  VIEW_N='$(VIEW_N)' VIEW_STEPS='$(VIEW_STEPS)' VIEW_EVERY='$(VIEW_EVERY)' VIEW_ARGS='$(VIEW_ARGS)' VIEW_POINTS='$(VIEW_POINTS)' VIEW_SNAPS='$(VIEW_SNAPS)' \
-	  BUILD='$(BUILD)' bash report/tools/view.sh $(VIEW_TOOL)
+	  VIEW_LEVELS='$(VIEW_LEVELS)' VIEW_ETA='$(VIEW_ETA)' BUILD='$(BUILD)' bash report/tools/view.sh $(VIEW_TOOL)
 
 # The page in a real headless chromium (installed by the test, as make test-class does), checked from its
 # screenshots: bodies drawn, and moved between two frames (tests/view-check.sh). Run by .ci/run, not by

@@ -7,6 +7,8 @@
 #             VIEW_ARGS its other options (default: --model collision --dt 0.008, two spheres that meet
 #             at about t = 7), in VIEW_SNAPS ($BUILD/view/snaps)
 #   VIEW_OUT  the page (build/view/index.html); VIEW_POINTS the most bodies drawn per frame (200000)
+#   VIEW_LEVELS, VIEW_ETA  colours by the level step13's criterion gives each body too (snap2html
+#             --levels --eta); a run made here takes them from VIEW_ARGS's --levels and --eta
 set -u -o pipefail
 cd "$(dirname "$0")/../.." || exit 2
 tool=${1:?usage: view.sh SNAP2HTML}
@@ -34,6 +36,14 @@ else
         "$bin" -q -n "$n" $args --steps "$steps" --repeat 1 --validate off \
             --snapshot-every "$every" --snapshot-dir "$snaps" || exit 1
     title="$(basename "$bin") $args -n $n, $steps steps"
+    # shellcheck disable=SC2086
+    set -- $args
+    while [ $# -gt 1 ]; do
+        case $1 in --levels) VIEW_LEVELS=${VIEW_LEVELS:-$2} ;; --eta) VIEW_ETA=${VIEW_ETA:-$2} ;; esac
+        shift
+    done
 fi
-"$tool" --out "$out" --max-points "$points" --title "$title" "$snaps" || exit $?
+levels=()
+[ -z "${VIEW_LEVELS:-}${VIEW_ETA:-}" ] || levels=(--levels "${VIEW_LEVELS:-}" --eta "${VIEW_ETA:-}")
+"$tool" --out "$out" --max-points "$points" --title "$title" "${levels[@]}" "$snaps" || exit $?
 echo "make view: open $out in a browser (file://$(cd "$(dirname "$out")" && pwd)/$(basename "$out"))"
