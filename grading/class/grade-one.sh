@@ -13,6 +13,7 @@
 #                   OUT_DIR/students/ID/   replaced whole: rows.csv (this student's class.csv rows, with
 #                                          the header), grade.txt, gradescope/results.json,
 #                                          prairielearn/results.json, failures/NN.txt, grade.log,
+#                                          view.html (a run of the student's own step, make view),
 #                                          grade/{verdicts,results,checks}.csv (the grader's)
 #                   OUT_DIR/work/ID/       the scratch copy, removed at the end unless CLASS_KEEP=1
 #                   OUT_DIR/.lab/          the lab stripped of its solutions, its common parts built:
@@ -23,6 +24,8 @@
 #                               box that sees its own copy writable, the lab and OUT_DIR hidden, no
 #                               network, and whose processes all end with it
 #                 CLASS_KEEP    1: keep OUT_DIR/work/ID
+#                 CLASS_VIEW    0: no view.html (default 1: make view of the highest CPU step that
+#                               passed, 1024 bodies, 200 steps, in the same box, within the time left)
 #                 GRADE_N GRADE_S GRADE_STEPS GRADE_CPU_STEPS GRADE_REPEAT GRADE_CHECK_N GRADE_JOBS
 #                 GRADE_TIMEOUT: passed to make grade (grading/README.md, "Knobs")
 # Exit status:    0 the student was graded (whatever the verdicts; a crash, a failed build or a timeout is
@@ -87,7 +90,7 @@ prepare_base() {
         { cat "$out/.lab/handout.log" >&2; return 1; }
     # Everything a step's build shares: the library, the grader, each step's judge and the worker's shim; then only the
     # student's nbody.o compiles in each copy.
-    local targets=(build/lib/libnbody.a build/grading/grade build/obj/common/host.o) s
+    local targets=(build/lib/libnbody.a build/grading/grade build/obj/common/host.o build/tools/snap2html) s
     for s in "${steps[@]}"; do targets+=("build/obj/${folder_of[$s]}/judge.o" "build/obj/${folder_of[$s]}/worker.o"); done
     if command -v nvcc > /dev/null 2>&1; then targets+=(build/obj/common/device.o build/grading/gpu_probe); fi
     make -C "$base" -s --no-print-directory COMMIT="$commit" "${targets[@]}" >> "$out/.lab/handout.log" 2>&1 ||
@@ -148,6 +151,28 @@ for s in "${steps[@]}"; do
     graded+=("$s")
 done
 
+# boxed SECONDS LOG COMMAND...: the command in this submission's box, within SECONDS, its output in LOG.
+# The lab and OUT_DIR hidden (tmpfs over them), this copy the one writable folder. No PID namespace,
+# and the host's /proc as it is: a box of bwrap's own /proc lets the judge's sandbox inside (the
+# student's code is there, each worker in a PID namespace of its own) mount no /proc. What it left
+# running when its time was up is ended after it, by its copy's path.
+boxed() {
+    local seconds=$1 log=$2 rc
+    shift 2
+    local cmd=("$@")
+    if [ "$isolate" = bwrap ]; then
+        cmd=(bwrap --ro-bind / / --dev-bind /dev /dev --bind /proc /proc --tmpfs /tmp --tmpfs /var/tmp
+            --tmpfs "$lab" --tmpfs "$out" ${subs:+--tmpfs "$subs"} --bind "$work" "$work" --unshare-net --unshare-ipc
+            --die-with-parent --new-session --chdir "$copy" -- "${cmd[@]}")
+    fi
+    # A make of the instructor's, one level up, must not hand its variables or jobserver to this one.
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES timeout --kill-after=10 "$seconds" \
+        "${cmd[@]}" < /dev/null > "$log" 2>&1
+    rc=$?
+    pkill -KILL -f -- "$copy/" 2> /dev/null || true # the grader's children, the judges, their workers
+    return $rc
+}
+
 # ---- make grade in the copy, within CLASS_TIMEOUT ------------------------------------------------
 gdir=$work/grade
 status=0
@@ -165,22 +190,25 @@ if [ ${#graded[@]} -gt 0 ]; then
     [ -n "$subs" ] && hide=("GRADE_HIDE=$subs")
     cmd=(make -C "$copy" --no-print-directory grade "STEPS=${graded[*]}" GRADE_SANDBOX=require SLURM_GRADE_LOCAL=1 "GRADE_DIR=$gdir"
         "COMMIT=$commit" "${hide[@]}" "${knobs[@]}")
-    if [ "$isolate" = bwrap ]; then
-        # The lab and OUT_DIR hidden (tmpfs over them), this copy the one writable folder. No PID
-        # namespace, and the host's /proc as it is: a box of bwrap's own /proc lets the judge's sandbox
-        # inside (the student's code is there, each worker in a PID namespace of its own) mount no /proc.
-        # What the grade left running when its time was up is ended below, by its copy's path.
-        cmd=(bwrap --ro-bind / / --dev-bind /dev /dev --bind /proc /proc --tmpfs /tmp --tmpfs /var/tmp
-            --tmpfs "$lab" --tmpfs "$out" ${subs:+--tmpfs "$subs"} --bind "$work" "$work" --unshare-net --unshare-ipc
-            --die-with-parent --new-session --chdir "$copy" -- "${cmd[@]}")
-    fi
-    # A make of the instructor's, one level up, must not hand its variables or jobserver to this one.
-    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES timeout --kill-after=10 "$timeout_s" \
-        "${cmd[@]}" < /dev/null > "$dest/grade.log" 2>&1
+    boxed "$timeout_s" "$dest/grade.log" "${cmd[@]}"
     status=$?
-    pkill -KILL -f -- "$copy/" 2> /dev/null || true # the grader's children, the judges, their workers
 fi
 elapsed=$(($(date +%s) - start))
+
+# ---- a run of the student's own step to watch: make view of the highest CPU step that passed ---------
+left=$((timeout_s - elapsed))
+if [ "${CLASS_VIEW:-1}" = 1 ] && [ -f "$gdir/verdicts.csv" ] && [ $left -ge 10 ]; then
+    watch=""
+    for s in $(python3 -c 'import csv, sys
+print(" ".join(r["step"] for r in csv.DictReader(open(sys.argv[1], encoding="utf-8")) if r.get("verdict") == "PASS"))' "$gdir/verdicts.csv" 2> /dev/null); do
+        [ "${lang_of[$s]:-}" = c ] && watch=$s
+    done
+    if [ -n "$watch" ]; then
+        boxed $((left < 120 ? left : 120)) "$dest/view.log" make -C "$copy" --no-print-directory view "RUN=$watch" \
+            "VIEW_OUT=$work/view.html" "VIEW_SNAPS=$work/view-snaps" VIEW_N=1024 VIEW_STEPS=200 VIEW_EVERY=20 "COMMIT=$commit" &&
+            [ -f "$work/view.html" ] && [ ! -L "$work/view.html" ] && cp -- "$work/view.html" "$dest/view.html"
+    fi
+fi
 
 # The grader's files, copied out: report.py reads them by column name.
 mkdir -p "$dest/grade"

@@ -210,6 +210,8 @@ def student(a):
     graded = sum(1 for r in rows)
     passed = sum(1 for r in rows if r["verdict"] == "PASS")
     lines.append(f"\n{a.id}: {passed} of {graded} steps PASS ({a.elapsed} s)")
+    if os.path.isfile(os.path.join(a.out, "view.html")):
+        lines.append("view.html: a run of your highest CPU step that passed, to watch in a browser (make view)")
     write_text(os.path.join(a.out, "grade.txt"), "\n".join(lines) + "\n")
 
     def test_output(r):
@@ -354,8 +356,12 @@ def collect(a):
                         f'<td class="n">{e(fmt_num(best))}</td><td class="n">{e(fmt_num(med))}</td></tr>')
     out_html.append("</table>")
     out_html.append("<h2>Students</h2>")
+    # A student's own run to watch (grade-one.sh's view.html): a link into students/ID/, so none under
+    # pseudonyms, where the path would name the student.
+    views = {} if key else {s: f"students/{s}/view.html" for s in students
+                            if os.path.isfile(os.path.join(sdir, s, "view.html"))}
     out_html.append('<table id="students"><tr><th>student</th><th>PASS</th>' +
-                    "".join(f"<th>{e(s)}</th>" for s in steps) + "</tr>")
+                    "".join(f"<th>{e(s)}</th>" for s in steps) + ("<th>run</th>" if views else "") + "</tr>")
     for sid in sorted(students, key=lambda s: shown[s]):
         cells = []
         for step in steps:
@@ -370,7 +376,8 @@ def collect(a):
             cells.append(f'<td style="background:{colour.get(r["verdict"], "#fff")}" title="{e(reason)}">'
                          f"{e(r['verdict'])}{e(extra)}</td>")
         npass = sum(1 for step in steps if by.get((sid, step), {}).get("verdict") == "PASS")
-        out_html.append(f'<tr class="student"><td>{e(shown[sid])}</td><td class="n">{npass}</td>{"".join(cells)}</tr>')
+        watch = (f'<td><a class="view" href="{e(views[sid])}">watch</a></td>' if sid in views else "<td></td>") if views else ""
+        out_html.append(f'<tr class="student"><td>{e(shown[sid])}</td><td class="n">{npass}</td>{"".join(cells)}{watch}</tr>')
     out_html.append("</table>")
     if not key:
         out_html.append("<h2>Reasons</h2><ul>")

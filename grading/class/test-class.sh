@@ -244,6 +244,14 @@ check "index.html: the same pseudonyms when collected again" cmp -s "$page" "$wo
 CLASS_PSEUDONYMS=0 bash "$here/grading/class/collect.sh" "$out" > /dev/null
 check "index.html without pseudonyms: the ids, and the reasons escaped" \
     bash -c "grep -q '>correct<' '$page' && grep -q '&lt;/td&gt;&lt;script&gt;' '$page' && ! grep -qi '<script' '$page'"
+# The run to watch: made of the highest CPU step that passed (correct's 01), none where nothing passed.
+check "correct: view.html, make view of its step 01 (11 frames, 1024 bodies), named in grade.txt" \
+    bash -c "[ \$(grep -c 'type=\"application/octet-stream\" id=\"f[0-9]*\"' '$out/students/correct/view.html') -eq 11 ] &&
+        grep -q '\"bodies\": 1024,' '$out/students/correct/view.html' && grep -q 'view.html' '$out/students/correct/grade.txt'"
+check "no view.html where no step passed (wrong, broken, hang, cheat)" \
+    bash -c "for s in wrong broken hang cheat; do [ ! -e '$out'/students/\$s/view.html ] || exit 1; done"
+check "index.html without pseudonyms links correct's run, and links nothing else" \
+    bash -c "[ \"\$(grep -oE 'href=\"[^\"]*\"' '$page')\" = 'href=\"students/correct/view.html\"' ] && ! grep -qiE 'src=|url\\(|@import' '$page'"
 CLASS_PSEUDONYMS=1 bash "$here/grading/class/collect.sh" "$out" > /dev/null
 
 # ---- CLASS_TIMEOUT: the whole submission stopped, nothing left running ---------------------------
