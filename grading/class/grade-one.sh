@@ -26,6 +26,7 @@
 #                 CLASS_KEEP    1: keep OUT_DIR/work/ID
 #                 CLASS_VIEW    0: no view.html (default 1: make view of the highest CPU step that
 #                               passed, 1024 bodies, 200 steps, in the same box, within the time left)
+#                 CLASS_LAB_COMMIT  the lab's commit where it has no .git (a platform's bundle)
 #                 GRADE_N GRADE_S GRADE_STEPS GRADE_CPU_STEPS GRADE_REPEAT GRADE_CHECK_N GRADE_JOBS
 #                 GRADE_TIMEOUT: passed to make grade (grading/README.md, "Knobs")
 # Exit status:    0 the student was graded (whatever the verdicts; a crash, a failed build or a timeout is
@@ -74,8 +75,12 @@ for s in "${steps[@]}"; do
 done
 
 # ---- the lab, stripped and its common parts built: once per OUT_DIR, under a lock ------------------
-lab_commit=$(git -C "$lab" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
-git -C "$lab" diff --quiet HEAD -- 2> /dev/null || lab_commit="$lab_commit-dirty"
+if [ -n "${CLASS_LAB_COMMIT:-}" ]; then # a platform's bundle: no .git, the commit it was made from
+    lab_commit=${CLASS_LAB_COMMIT:0:12}
+else
+    lab_commit=$(git -C "$lab" rev-parse --short=12 HEAD 2> /dev/null || echo unknown)
+    git -C "$lab" diff --quiet HEAD -- 2> /dev/null || lab_commit="$lab_commit-dirty"
+fi
 # The copies have no .git: the version stamp is given, so that make never asks a git above them.
 commit="class-$lab_commit"
 base=$out/.lab/base
