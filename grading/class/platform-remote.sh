@@ -40,7 +40,14 @@ send() {
             files+=("$folder/nbody.$lang")
         fi
     done < <(STEPS_LIST=$lab/steps.list bash "$lab/common/steps.sh" registry_ids id folder lang gpus)
-    [ ${#files[@]} -gt 0 ] || { mkdir -p "$dest/empty"; }
+    if [ ${#files[@]} -eq 0 ]; then # nothing to send: those steps are TODO, as grade-one.sh says of them
+        { echo 'student,step,verdict,reason'
+          while IFS=$'\t' read -r s folder lang _; do
+              [[ " $steps " == *" $s "* ]] && echo "submission,$s,TODO,no $folder/nbody.$lang in the submission"
+          done < <(STEPS_LIST=$lab/steps.list bash "$lab/common/steps.sh" registry_ids id folder lang gpus); } > "$dest/rows.csv"
+        echo ok > "$dest/status"
+        return 0
+    fi
     local want="grade $steps within $((secs > 20 ? secs - 20 : secs))" rc
     local cmd
     if [ "${CLASS_REMOTE_TRANSPORT:-$transport}" = local ]; then
@@ -83,28 +90,27 @@ send() {
 serve() {
     refuse() { echo "$me: refused: $*" >&2; exit 2; }
     local req=${SSH_ORIGINAL_COMMAND:-} steps=() secs allowed s
+    # work, reqdir and id are global: the EXIT trap removes this request's files after serve returns.
     [[ $req =~ ^grade(( [0-9]{2})+)\ within\ ([1-9][0-9]{0,4})$ ]] || refuse "the command is 'grade STEP... within SECONDS'"
     read -r -a steps <<< "${BASH_REMATCH[1]}"
     secs=${BASH_REMATCH[3]}
     allowed=${CLASS_REMOTE_ALLOWED:-$(STEPS_LIST=$lab/steps.list bash "$lab/common/steps.sh" registry_ids id gpus | awk -F'\t' '$2 > 0 { printf "%s ", $1 }')}
     for s in "${steps[@]}"; do [[ " $allowed " == *" $s "* ]] || refuse "step $s is not graded here (CLASS_REMOTE_ALLOWED: $allowed)"; done
     [ -z "${CLASS_TIMEOUT:-}" ] || [ "$CLASS_TIMEOUT" -ge "$secs" ] 2> /dev/null || secs=$CLASS_TIMEOUT
-    local work=${CLASS_REMOTE_WORK:-$HOME/platform-grades} id
+    work=${CLASS_REMOTE_WORK:-$HOME/platform-grades}
     mkdir -p "$work/out" "$work/requests" || refuse "cannot write $work"
-    local reqdir
     reqdir=$(mktemp -d "$work/requests/r.XXXXXXXX") || refuse "cannot write in $work/requests"
     id=s${reqdir##*.}
     id=${id,,}
     trap 'rm -rf "$reqdir"; rm -rf "${work:?}/out/students/${id:?}" "$work/out/work/$id"' EXIT
     head -c $((max_tar + 1)) > "$reqdir/in.tar"
     [ "$(stat -c %s "$reqdir/in.tar")" -le $max_tar ] || refuse "over $max_tar bytes"
+    [ -s "$reqdir/in.tar" ] || refuse "no step source sent"
     mkdir -p "$reqdir/subs/$id"
-    if [ -s "$reqdir/in.tar" ]; then
-        tar -tvf "$reqdir/in.tar" > "$reqdir/list.v" 2> /dev/null || refuse "not a tar"
-        awk '$1 !~ /^[-d]/' "$reqdir/list.v" | grep -q . && refuse "only regular files and folders"
-        tar -tf "$reqdir/in.tar" | grep -qvE "$entry_re" && refuse "only STEPFOLDER/nbody.c|cu"
-        tar -xf "$reqdir/in.tar" -C "$reqdir/subs/$id" --no-same-owner --no-same-permissions || refuse "cannot unpack"
-    fi
+    tar -tvf "$reqdir/in.tar" > "$reqdir/list.v" 2> /dev/null || refuse "not a tar"
+    awk '$1 !~ /^[-d]/' "$reqdir/list.v" | grep -q . && refuse "only regular files and folders"
+    tar -tf "$reqdir/in.tar" | grep -qvE "$entry_re" && refuse "only STEPFOLDER/nbody.c|cu"
+    tar -xf "$reqdir/in.tar" -C "$reqdir/subs/$id" --no-same-owner --no-same-permissions || refuse "cannot unpack"
     local rc
     if [ "${CLASS_RUNNER:-}" = slurm ]; then
         CLASS_STEPS="${steps[*]}" CLASS_TIMEOUT=$secs timeout --kill-after=10 "$secs" \

@@ -95,9 +95,8 @@ mkdir -p "$work/zipsrc/nbody-lab/common"
 cp "$here/Makefile" "$work/zipsrc/nbody-lab/" && cp "$here/common/nbody.h" "$work/zipsrc/nbody-lab/common/"
 for f in "$s0" "$s1" "$s2"; do d=$work/zipsrc/nbody-lab/$(basename "$(dirname "$f")"); mkdir -p "$d" && cp "$f" "$d/"; done
 mkdir -p "$subs/correct" && (cd "$work/zipsrc" && zip -q -r "$subs/correct/nbody-lab.zip" nbody-lab)
-flip='s/= x\[j\] - x\[i\]/= x[i] - x[j]/;s/= y\[j\] - y\[i\]/= y[i] - y[j]/;s/= z\[j\] - z\[i\]/= z[i] - z[j]/'
 sed 's/= m\[j\] \* inv \* inv \* inv/= inv * inv * inv/' "$s0" | mk wrong step00_serial/nbody.c
-sed "$flip" "$s1" | mk wrong step01_omp/nbody.c
+sed 's/const float dxa = x\[j\] - x\[a\]/const float dxa = x[a] - x[j]/' "$s1" | mk wrong step01_omp/nbody.c
 { cat "$s0"; echo '#error "</td><script>x</script> & \"quoted\""'; } | mk broken step00_serial/nbody.c
 bash "$here/grading/handout.sh" --strip "$s1" | mk broken step01_omp/nbody.c
 mk cheat step00_serial/nbody.c < "$here/grading/cheats/forged-verdict.c"
@@ -116,7 +115,7 @@ mkdir -p "$subs/toobig" && truncate -s $((70 << 20)) "$subs/toobig/submission.zi
 cat "$s0" | mk names Step00/nbody.c
 cat "$s1" | mk names step01_omp.c
 check "the submissions: a zip of a handout copy, a planted fault, a cheat of grading/cheats/, five bad uploads" \
-    bash -c "[ -s '$subs/correct/nbody-lab.zip' ] && ! cmp -s '$s0' '$subs/wrong/step00_serial/nbody.c' && [ -L '$subs/cheat/step01_omp/nbody.c' ] && [ \$(stat -c %s '$subs/bomb/submission.zip') -lt 2000000 ]"
+    bash -c "[ -s '$subs/correct/nbody-lab.zip' ] && ! cmp -s '$s0' '$subs/wrong/step00_serial/nbody.c' && ! cmp -s '$s1' '$subs/wrong/step01_omp/nbody.c' && [ -L '$subs/cheat/step01_omp/nbody.c' ] && [ \$(stat -c %s '$subs/bomb/submission.zip') -lt 2000000 ]"
 
 # ---- the schemas ----------------------------------------------------------------------------------
 # Gradescope (https://gradescope-autograders.readthedocs.io/en/latest/specs/, "Output format") and
@@ -208,11 +207,11 @@ t0=$SECONDS
 box "$pl_image/nbody:/nbody" -- bash /nbody/setup.sh > "$work/pl-setup.log" 2>&1
 check "PrairieLearn: the Dockerfile's RUN (setup.sh) in the box prepares the lab ($((SECONDS - t0)) s)" test -f "$pl_image/nbody/out/.lab/base/.class-ready"
 
-# grade PLATFORM NAME: a fresh copy of the set-up image, the submission put where the platform puts it,
+# grade PLATFORM NAME [TAG]: a fresh copy of the set-up image, the submission put where the platform puts it,
 # the entry point run in the box; prints the results.json's path.
 grade() {
-    local p=$1 name=$2 r=$work/run/$1-$2 rc
-    mkdir -p "$r"
+    local p=$1 name=$2 r=$work/run/${3:-$1}-$2 rc
+    rm -rf "$r" && mkdir -p "$r"
     if [ "$p" = gradescope ]; then
         cp -a "$gs_image" "$r/autograder" && rm -rf "$r/autograder/submission" && cp -a "$subs/$name" "$r/autograder/submission"
         box "$r/autograder:/autograder" -- /autograder/run_autograder > "$r/log" 2>&1
@@ -236,7 +235,7 @@ for p in gradescope prairielearn; do
         t0=$SECONDS
         res=$(grade "$p" "$n")
         secs=$((SECONDS - t0))
-        rc=$(cat "$work/run/$p-$n/rc")
+        rc=$(cat "$(dirname "$(dirname "$(dirname "$res")")")/rc")
         why=$(python3 "$work/schema.py" "$p" "$res" 2>&1)
         check "$p $n: exits 0 ($rc), results.json follows the schema${why:+: $why} ($secs s)" bash -c "[ '$rc' = 0 ] && [ -z '${why//\'/}' ]"
         got=$(tests_of "$res")
@@ -352,8 +351,10 @@ if [ -z "$why_local" ]; then
     tar -C "$work/evil" -cf - step01_omp/evil.sh | sshc 'grade 01 within 60' > /dev/null 2> "$work/ssh-tar.err"
     check "the key cannot send a file other than a step source (refused, nothing unpacked)" \
         bash -c "grep -q 'only STEPFOLDER' '$work/ssh-tar.err' && [ -z \"\$(find '$host_work' -name evil.sh)\" ]"
-    sshc -o RequestTTY=force 'grade 01 within 60' < /dev/null > /dev/null 2> "$work/ssh-pty.err"
-    check "the key gets no pty (restrict)" grep -qi 'PTY allocation request failed\|pty' "$work/ssh-pty.err"
+    ssh -tt -i "$sshd_dir/grader_key" -p "$port" -o BatchMode=yes -o IdentitiesOnly=yes -o UserKnownHostsFile="$sshd_dir/known_hosts" \
+        root@127.0.0.1 'bash -i' < /dev/null > "$work/ssh-pty.out" 2>&1
+    check "the key gets no pty (restrict: 'PTY allocation request failed'), and no shell" \
+        bash -c "grep -q 'PTY allocation request failed' '$work/ssh-pty.out' && grep -q refused '$work/ssh-pty.out'"
     remote_bundle=(CLASS_REMOTE=root@127.0.0.1 CLASS_REMOTE_PORT="$port" CLASS_REMOTE_KEY="$sshd_dir/grader_key" CLASS_REMOTE_KNOWN_HOSTS="$sshd_dir/known_hosts")
     label="over ssh to 127.0.0.1, through Slurm"
 else
@@ -374,10 +375,8 @@ box "$gs_image:/autograder" -- bash /autograder/source/setup.sh > "$work/gs-remo
 [ "$transport" = local ] && export "${host_env[@]}"
 for n in correct wrong; do
     t0=$SECONDS
-    res=$(grade gradescope "$n")
+    res=$(grade gradescope "$n" remote)
     secs=$((SECONDS - t0))
-    mv "$work/run/gradescope-$n" "$work/run/remote-$n"
-    res=${res/gradescope-$n/remote-$n}
     why=$(python3 "$work/schema.py" gradescope "$res" 2>&1)
     got=$(tests_of "$res")
     if [ "$n" = correct ]; then
@@ -397,9 +396,7 @@ if [ "$transport" = ssh ]; then
     kill "$sshd_pid" 2> /dev/null
     sshd_pid=""
     sleep 1
-    res=$(grade gradescope correct)
-    mv "$work/run/gradescope-correct" "$work/run/remote-down"
-    res=${res/gradescope-correct/remote-down}
+    res=$(grade gradescope correct remote-down)
     check "GPU host down: step 01 says the host did not answer, 00 still graded, results.json valid" \
         bash -c "python3 '$work/schema.py' gradescope '$res' && grep -q 'did not answer' <<< \"\$(python3 -c \"import json,sys; print(json.load(open(sys.argv[1]))['tests'][1]['output'])\" '$res')\" && [ \"\$(python3 -c \"import json,sys; print(json.load(open(sys.argv[1]))['tests'][0]['score'])\" '$res')\" = 1.0 ]"
 fi
