@@ -95,7 +95,8 @@ prepare_base() {
         { cat "$out/.lab/handout.log" >&2; return 1; }
     # Everything a step's build shares: the library, the grader, each step's judge and the worker's shim; then only the
     # student's nbody.o compiles in each copy.
-    local targets=(build/lib/libnbody.a build/grading/grade build/obj/common/host.o build/tools/snap2html) s
+    local targets=(build/lib/libnbody.a build/grading/grade build/obj/common/host.o) s
+    [ "${CLASS_VIEW:-1}" = 1 ] && targets+=(build/tools/snap2html)
     for s in "${steps[@]}"; do targets+=("build/obj/${folder_of[$s]}/judge.o" "build/obj/${folder_of[$s]}/worker.o"); done
     if command -v nvcc > /dev/null 2>&1; then targets+=(build/obj/common/device.o build/grading/gpu_probe); fi
     make -C "$base" -s --no-print-directory COMMIT="$commit" "${targets[@]}" >> "$out/.lab/handout.log" 2>&1 ||

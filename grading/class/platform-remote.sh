@@ -116,7 +116,7 @@ serve() {
         CLASS_STEPS="${steps[*]}" CLASS_TIMEOUT=$secs timeout --kill-after=10 "$secs" \
             bash "$here/slurm-array.sh" "$reqdir/subs" "$work/out" >&2
     else
-        CLASS_STEPS="${steps[*]}" CLASS_TIMEOUT=$secs bash "$here/grade-one.sh" "$reqdir/subs/$id" "$work/out" >&2
+        CLASS_VIEW=0 CLASS_STEPS="${steps[*]}" CLASS_TIMEOUT=$secs bash "$here/grade-one.sh" "$reqdir/subs/$id" "$work/out" >&2
     fi
     rc=$?
     local d=$work/out/students/$id

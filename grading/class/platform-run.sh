@@ -94,7 +94,7 @@ if [ "$mode" = prepare ]; then
     trap - EXIT
     rm -rf "$root/stage" && mkdir -p "$root/stage/prepare" || exit 2
     [ ${#local_steps[@]} -gt 0 ] || { echo "$me: every step is graded on the GPU host: nothing to prepare here"; exit 0; }
-    CLASS_STEPS="${local_steps[*]}" bash "$here/grade-one.sh" "$root/stage/prepare" "$out" || exit 2
+    CLASS_VIEW=0 CLASS_STEPS="${local_steps[*]}" bash "$here/grade-one.sh" "$root/stage/prepare" "$out" || exit 2
     rm -rf "$out/students/prepare" "$root/stage"
     echo "$me: the lab is prepared in $out/.lab (steps ${local_steps[*]})"
     exit 0
@@ -136,7 +136,7 @@ if [ ${#remote_steps[@]} -gt 0 ]; then
     remote_pid=$!
 fi
 if [ ${#local_steps[@]} -gt 0 ]; then
-    CLASS_STEPS="${local_steps[*]}" CLASS_TIMEOUT=$budget bash "$here/grade-one.sh" "$staged" "$out" ||
+    CLASS_VIEW=0 CLASS_STEPS="${local_steps[*]}" CLASS_TIMEOUT=$budget bash "$here/grade-one.sh" "$staged" "$out" ||
         echo "$me: grade-one.sh could not grade the submission (above)" >&2
     cat "$out/students/submission/grade.txt" 2> /dev/null
     remote_args+=(--rows "$out/students/submission/rows.csv" --failures "$out/students/submission/failures")
