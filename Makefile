@@ -313,9 +313,9 @@ help:                                                ## list every target
 # handout makes the copy from it): in a handout (it has .handout) make help leaves them out, make test
 # does not run them, and asking for one stops with one line.
 IS_HANDOUT := $(wildcard .handout)
-# grade-class and test-class are defined in grading/class/class.mk, itself the instructors' and not in a
+# The class targets are defined in grading/class/class.mk, itself the instructors' and not in a
 # handout: named here, so that a handout refuses them with this line, not make's "No rule".
-INSTRUCTORS_TARGETS := $(sort grade-class test-class \
+INSTRUCTORS_TARGETS := $(sort grade-class test-class gradescope prairielearn test-platforms \
   $(shell sed -nE 's/^([a-zA-Z0-9_-]+):.*\#\# \[(instructors|lab)\].*/\1/p' $(MAKEFILE_LIST)))
 HANDOUT_REFUSES := $(if $(IS_HANDOUT),$(INSTRUCTORS_TARGETS))
 ifneq ($(filter $(HANDOUT_REFUSES),$(MAKECMDGOALS)),)
