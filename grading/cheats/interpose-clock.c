@@ -8,7 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
-int clock_gettime(clockid_t id, struct timespec *ts)
+/* Exported as libc's clock_gettime and the harness's nb_now (the attack), named apart in C so that no
+ * reader or index takes them for the real ones. */
+int slowed_clock_gettime(clockid_t id, struct timespec *ts) __asm__("clock_gettime");
+double slowed_nb_now(void) __asm__("nb_now");
+
+int slowed_clock_gettime(clockid_t id, struct timespec *ts)
 {
     const long rc = syscall(SYS_clock_gettime, id, ts);
     const long long ns = ((long long)ts->tv_sec * 1000000000ll + ts->tv_nsec) / 10;
@@ -17,10 +22,10 @@ int clock_gettime(clockid_t id, struct timespec *ts)
     return (int)rc;
 }
 
-double nb_now(void)
+double slowed_nb_now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    slowed_clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
