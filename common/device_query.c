@@ -74,6 +74,84 @@ const nb_gpu_facts *nb_gpu_query(void)
     return &f;
 }
 
+/* Entry `g` of the comma-separated list v into out, without spaces: 1, or 0 past the list's end. */
+static int entry_of(const char *v, unsigned g, char *out, size_t len)
+{
+    for (unsigned at = 0; *v; ++at) {
+        const size_t k = strcspn(v, ",");
+        if (at == g) {
+            size_t n = 0;
+            for (size_t c = 0; c < k && n + 1 < len; ++c)
+                if (v[c] != ' ')
+                    out[n++] = v[c];
+            out[n] = '\0';
+            return n > 0;
+        }
+        v += k + (v[k] == ',');
+    }
+    return 0;
+}
+
+int nb_gpu_given(unsigned want, unsigned minors[], char uuids[][NB_GPU_UUID_LEN])
+{
+    if (want > NB_GPU_GIVEN_MAX)
+        want = NB_GPU_GIVEN_MAX;
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return -1;
+    int (*init)(void) = (int (*)(void))dlsym(lib, "nvmlInit_v2");
+    int (*shutdown)(void) = (int (*)(void))dlsym(lib, "nvmlShutdown");
+    int (*count)(unsigned *) = (int (*)(unsigned *))dlsym(lib, "nvmlDeviceGetCount_v2");
+    int (*by_index)(unsigned, nvml_device *) = (int (*)(unsigned, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+    int (*by_uuid)(const char *, nvml_device *) = (int (*)(const char *, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByUUID");
+    int (*minor)(nvml_device, unsigned *) = (int (*)(nvml_device, unsigned *))dlsym(lib, "nvmlDeviceGetMinorNumber");
+    int (*uuid)(nvml_device, char *, unsigned) = (int (*)(nvml_device, char *, unsigned))dlsym(lib, "nvmlDeviceGetUUID");
+    if (!init || !count || !by_index || !by_uuid || !minor || !uuid || init() != NVML_OK) {
+        dlclose(lib);
+        return -1;
+    }
+    unsigned all = 0;
+    int found = count(&all) == NVML_OK ? 0 : -1;
+    const char *v = getenv("CUDA_VISIBLE_DEVICES");
+    for (unsigned g = 0; found >= 0 && (unsigned)found < want; ++g) {
+        nvml_device d = NULL;
+        char entry[128];
+        if (!v) {
+            if (g >= all)
+                break;
+            if (by_index(g, &d) != NVML_OK)
+                found = -1;
+        } else if (!entry_of(v, g, entry, sizeof entry)) {
+            break; /* the list's end (or an empty entry, where CUDA stops too) */
+        } else if (entry[0] >= '0' && entry[0] <= '9') {
+            char *end;
+            const unsigned long index = strtoul(entry, &end, 10);
+            if (*end || index >= all)
+                break; /* CUDA stops at the first index it does not have */
+            if (by_index((unsigned)index, &d) != NVML_OK)
+                found = -1;
+        } else if (strncmp(entry, "GPU-", 4) != 0 || by_uuid(entry, &d) != NVML_OK) {
+            found = -1; /* a MIG instance, a UUID's prefix: CUDA may take it, NVML cannot say which device */
+        }
+        if (found < 0 || minor(d, &minors[found]) != NVML_OK || uuid(d, uuids[found], NB_GPU_UUID_LEN) != NVML_OK) {
+            found = -1;
+            break;
+        }
+        int twice = 0;
+        for (int o = 0; o < found; ++o)
+            twice |= minors[o] == minors[found];
+        if (twice) {
+            found = -1; /* one GPU named twice: not a list CUDA takes as it is */
+            break;
+        }
+        ++found;
+    }
+    if (shutdown)
+        shutdown();
+    dlclose(lib);
+    return found;
+}
+
 const char *nb_cpu_name(void)
 {
     static char name[128];

@@ -18,6 +18,15 @@ typedef struct nb_gpu_facts {
 /* Fills `f` once per process and returns it; never fails (unknowns stay as above). */
 const nb_gpu_facts *nb_gpu_query(void);
 
+/* The GPUs a worker may be given: the first `want` (at most NB_GPU_GIVEN_MAX) of those the judge may use,
+ * in CUDA_VISIBLE_DEVICES's order where it is set (indices taken as NVML's, UUIDs as they are), else in
+ * NVML's index order: each one's device minor (/dev/nvidiaN) and UUID. Returns how many were found (fewer
+ * where fewer are visible), or -1 where NVML is missing or fails or an entry cannot be resolved (a MIG
+ * instance, a UUID's prefix). */
+#define NB_GPU_GIVEN_MAX 64
+#define NB_GPU_UUID_LEN 96 /* NVML_DEVICE_UUID_V2_BUFFER_SIZE */
+int nb_gpu_given(unsigned want, unsigned minors[], char uuids[][NB_GPU_UUID_LEN]);
+
 /* The CPU's model name (/proc/cpuinfo), or "CPU". */
 const char *nb_cpu_name(void);
 
