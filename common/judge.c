@@ -137,6 +137,7 @@ static void own_device(harness *h)
             gpus = ranks;
     }
     h->gpus = gpus;
+    h->spec.devices = h->o.gpus > gpus ? h->o.gpus : gpus; /* too many asked: the worker says so */
 }
 
 static int start_worker(harness *h, nb_worker *w)

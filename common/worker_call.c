@@ -1,6 +1,7 @@
 /* worker_call.c: the judge's side of a worker (worker_call.h). */
 #define _GNU_SOURCE
 #include "worker_call.h"
+#include "device_query.h"
 #include "protocol.h"
 #include "timing.h"
 #include "util.h"
@@ -46,26 +47,62 @@ static int find_program(const char *name, char *out, size_t len)
     return -1;
 }
 
+/* The GPUs a worker is given (given.found of spec->devices), found once for the judge: their minors pick
+ * the sandbox's device files, their UUIDs CUDA's devices; found < 0 where NVML cannot say which. */
+typedef struct given_gpus {
+    int found;
+    unsigned minors[NB_GPU_GIVEN_MAX];
+    char visible[32 + NB_GPU_GIVEN_MAX * NB_GPU_UUID_LEN]; /* CUDA_VISIBLE_DEVICES=UUID,UUID... */
+} given_gpus;
+
+static const given_gpus *gpus_given(unsigned want)
+{
+    static given_gpus g;
+    static int asked;
+    if (asked++)
+        return &g;
+    g.found = -1;
+    if (want == 0)
+        return &g;
+    static char uuids[NB_GPU_GIVEN_MAX][NB_GPU_UUID_LEN];
+    g.found = nb_gpu_given(want, g.minors, uuids);
+    if (g.found <= 0) { /* no NVML, or no GPU it can name: every GPU's files and the judge's variables, as before */
+        g.found = -1;
+        return &g;
+    }
+    size_t at = (size_t)snprintf(g.visible, sizeof g.visible, "CUDA_VISIBLE_DEVICES=");
+    for (int d = 0; d < g.found; ++d)
+        at += (size_t)snprintf(g.visible + at, sizeof g.visible - at, "%s%s", d ? "," : "", uuids[d]);
+    return &g;
+}
+
 /* The workers' environment, the same for every worker of this judge: what finds the libraries, the
- * GPUs and MPI, and nothing that could say which call is which (no OMP_*: threads come in SETUP).
+ * GPUs and MPI, and nothing that could say which call is which (no OMP_*: threads come in SETUP); where
+ * the GPUs it is given are known (`visible`), those alone, as CUDA's devices 0, 1 ... in that order.
  * With --sandbox off (a debugger, a profiler: nothing graded), the judge's own, whole. */
-static char **worker_environment(int sandboxed, nb_sandbox_mode mode)
+static char **worker_environment(int sandboxed, nb_sandbox_mode mode, const char *visible)
 {
     if (mode == NB_SANDBOX_OFF) /* a debugger's or a profiler's run: their variables reach the worker */
         return environ;
     static char *env[256];
     static int made = -1;
-    if (made == sandboxed)
+    const int kind = sandboxed * 2 + (visible != NULL);
+    if (made == kind)
         return env;
     static const char *const keep[] = {"PATH=", "LD_LIBRARY_PATH=", "LANG=", "CUDA_", "NVIDIA_", "NCCL_", "OMPI_",
                                        "PMIX_", "PRTE_", "OPAL_", "HWLOC_"};
     size_t k = 0;
-    for (char **e = environ; *e && k + 4 < sizeof env / sizeof env[0]; ++e)
+    for (char **e = environ; *e && k + 6 < sizeof env / sizeof env[0]; ++e)
         for (size_t j = 0; j < sizeof keep / sizeof keep[0]; ++j)
             if (!strncmp(*e, keep[j], strlen(keep[j]))) {
-                env[k++] = *e;
+                if (!visible || (strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) && strncmp(*e, "CUDA_DEVICE_ORDER=", 18)))
+                    env[k++] = *e;
                 break;
             }
+    if (visible) { /* UUIDs: the same GPUs whatever order CUDA would number them in */
+        env[k++] = (char *)visible;
+        env[k++] = "CUDA_DEVICE_ORDER=PCI_BUS_ID";
+    }
     /* Every kernel loaded with the context, at the worker's start, which is never timed: not at its first
      * launch inside a timed call (CUDA's lazy loading), unless the user chose otherwise. */
     if (!getenv("CUDA_MODULE_LOADING"))
@@ -76,7 +113,7 @@ static char **worker_environment(int sandboxed, nb_sandbox_mode mode)
     env[k++] = home;
     env[k++] = sandboxed ? "TMPDIR=/tmp" : "NB_WORKER=1";
     env[k] = NULL;
-    made = sandboxed;
+    made = kind;
     return env;
 }
 
@@ -88,11 +125,31 @@ static void add(char **argv, size_t *k, const char *a)
         argv[(*k)++] = (char *)a;
 }
 
+size_t nb_sandbox_gpu_files(const char *const *paths, size_t n, const unsigned *minors, size_t count,
+                            const char **keep)
+{
+    size_t kept = 0;
+    for (size_t p = 0; p < n; ++p) {
+        const char *slash = strrchr(paths[p], '/'), *name = slash ? slash + 1 : paths[p];
+        const char *digits = strncmp(name, "nvidia", 6) ? "" : name + 6;
+        int numbered = digits[0] != '\0', given = !minors;
+        for (const char *c = digits; *c; ++c)
+            numbered &= *c >= '0' && *c <= '9';
+        const unsigned long minor = numbered ? strtoul(digits, NULL, 10) : 0;
+        for (size_t m = 0; numbered && minors && m < count; ++m)
+            given |= minor == minors[m];
+        if (!numbered || given)
+            keep[kept++] = paths[p];
+    }
+    return kept;
+}
+
 /* bubblewrap's options for one worker: the whole file system read-only, the hidden folders covered by
- * empty ones, a private /tmp and /dev/shm of tmp_bytes, the GPUs' device files and nothing else of
- * /dev, a process namespace of its own (every descendant dies with it), no network, no capabilities. */
-static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, const char *call_dir, char *store,
-                         size_t store_len)
+ * empty ones, a private /tmp and /dev/shm of tmp_bytes, of /dev only the device files of the GPUs it is
+ * given (and the driver's control files), its program at NB_SANDBOX_PROGRAM, a process namespace of its
+ * own (every descendant dies with it), no network, no capabilities. */
+static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, const char *call_dir,
+                         const given_gpus *given)
 {
     static char size[32];
     snprintf(size, sizeof size, "%zu", spec->tmp_bytes ? spec->tmp_bytes : (size_t)256 << 20);
@@ -102,13 +159,21 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
     add(argv, k, "--dev");
     add(argv, k, "/dev");
     static glob_t gpus;
+    static const char *bound[MAX_ARGV / 3];
+    static size_t bind = 0;
     static int globbed;
-    if (!globbed++)
+    if (!globbed++) {
         glob("/dev/nvidia*", 0, NULL, &gpus);
-    for (size_t g = 0; g < gpus.gl_pathc; ++g) {
+        const size_t n = gpus.gl_pathc < MAX_ARGV / 3 ? gpus.gl_pathc : MAX_ARGV / 3;
+        /* A CPU step: no GPU's file; NVML unable to say which GPUs: all of them, as the driver has them. */
+        const unsigned *minors = spec->devices && given->found < 0 ? NULL : given->minors;
+        bind = nb_sandbox_gpu_files((const char *const *)gpus.gl_pathv, n, minors,
+                                    given->found > 0 ? (size_t)given->found : 0, bound);
+    }
+    for (size_t g = 0; g < bind; ++g) {
         add(argv, k, "--dev-bind");
-        add(argv, k, gpus.gl_pathv[g]);
-        add(argv, k, gpus.gl_pathv[g]);
+        add(argv, k, bound[g]);
+        add(argv, k, bound[g]);
     }
     add(argv, k, "--proc");
     add(argv, k, "/proc");
@@ -120,18 +185,9 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
     add(argv, k, size);
     add(argv, k, "--tmpfs");
     add(argv, k, "/dev/shm");
-    /* Then the hidden folders (empty, small, read-only) and the worker's own folder (read-only), a parent
-     * before what it holds: a hidden folder inside the worker's is hidden, the worker's folder inside a
-     * hidden one (or /tmp) is seen. A hidden folder inside another is hidden with it. */
-    const char *slash = strrchr(spec->program, '/');
-    const size_t len = slash ? (size_t)(slash - spec->program) : 0;
-    if (len > 0 && len < store_len) {
-        memcpy(store, spec->program, len);
-        store[len] = '\0';
-    } else {
-        store[0] = '\0';
-    }
-    const char *mount[NB_SANDBOX_HIDDEN_MAX + 1];
+    /* Then the hidden folders (empty, small, read-only), a parent before what it holds. A hidden folder
+     * inside another is hidden with it. */
+    const char *mount[NB_SANDBOX_HIDDEN_MAX];
     int n = 0;
     for (int h = 0; h < NB_SANDBOX_HIDDEN_MAX && spec->hidden[h]; ++h) {
         int inside = 0;
@@ -143,9 +199,6 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
         if (!inside && stat(spec->hidden[h], &st) == 0 && S_ISDIR(st.st_mode))
             mount[n++] = spec->hidden[h];
     }
-    const int hides = n;
-    if (store[0])
-        mount[n++] = store;
     for (int a = 1; a < n; ++a) /* shorter paths first: a parent before what it holds */
         for (int b = a; b > 0 && strlen(mount[b]) < strlen(mount[b - 1]); --b) {
             const char *t = mount[b];
@@ -153,22 +206,23 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
             mount[b - 1] = t;
         }
     for (int m = 0; m < n; ++m) {
-        if (mount[m] == store) {
-            add(argv, k, "--ro-bind");
-            add(argv, k, store);
-            add(argv, k, store);
-        } else {
-            add(argv, k, "--size");
-            add(argv, k, "65536");
-            add(argv, k, "--tmpfs");
-            add(argv, k, mount[m]);
-        }
+        add(argv, k, "--size");
+        add(argv, k, "65536");
+        add(argv, k, "--tmpfs");
+        add(argv, k, mount[m]);
     }
-    for (int m = 0; m < n && hides; ++m)
-        if (mount[m] != store) {
-            add(argv, k, "--remount-ro");
-            add(argv, k, mount[m]);
-        }
+    for (int m = 0; m < n; ++m) {
+        add(argv, k, "--remount-ro");
+        add(argv, k, mount[m]);
+    }
+    /* The program, a copy bwrap reads from descriptor 3 (start_program opens it): not a bind of the file
+     * or its folder, whose real path (the race check's ".../race/...-O0-worker") /proc/self/mountinfo
+     * would show. Nothing else of its folder is needed: the worker loads nothing from beside itself. */
+    add(argv, k, "--perms");
+    add(argv, k, "0555");
+    add(argv, k, "--ro-bind-data");
+    add(argv, k, "3");
+    add(argv, k, NB_SANDBOX_PROGRAM);
     add(argv, k, "--ro-bind");
     add(argv, k, call_dir);
     add(argv, k, "/tmp/nb-call");
@@ -178,10 +232,11 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
         add(argv, k, rest[r]);
 }
 
-/* Start argv with env; stdin from /dev/null, descriptors 0-2 alone, its own process group, killed if the
- * judge dies; with its limits and in its control group where given. */
+/* Start argv with env; stdin from /dev/null, descriptors 0-2 alone (and `fd3` opened as descriptor 3, for
+ * bwrap to read), its own process group, killed if the judge dies; with its limits and in its control
+ * group where given. */
 static pid_t start_program(char *const argv[], char *const env[], int quiet, const nb_child_limits *limits,
-                   const nb_cgroup *cg)
+                           const nb_cgroup *cg, const char *fd3)
 {
     fflush(stdout);
     fflush(stderr);
@@ -202,6 +257,11 @@ static pid_t start_program(char *const argv[], char *const env[], int quiet, con
         }
     }
     nb_child_close_fds(); /* nothing the judge (or the grader above it) opened reaches the step */
+    if (fd3) {
+        const int fd = open(fd3, O_RDONLY);
+        if (fd < 0 || (fd != 3 && (dup2(fd, 3) != 3 || close(fd) != 0)))
+            _exit(127);
+    }
     if (cg)
         nb_cgroup_join(cg);
     if (limits)
@@ -236,7 +296,7 @@ int nb_sandbox_available(char *why, size_t len)
             const int saved = dup(2);
             if (err && saved >= 0)
                 dup2(fileno(err), 2);
-            const pid_t pid = start_program(argv, worker_environment(1, NB_SANDBOX_AUTO), 0, NULL, NULL);
+            const pid_t pid = start_program(argv, worker_environment(1, NB_SANDBOX_AUTO, NULL), 0, NULL, NULL, NULL);
             if (err && saved >= 0) {
                 dup2(saved, 2);
                 close(saved);
@@ -346,12 +406,13 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
         return NB_EXIT_ERROR;
     }
 
-    char *argv[MAX_ARGV], bwrap[4200], mpirun[4200], ranks[16], store[4200];
+    char *argv[MAX_ARGV], bwrap[4200], mpirun[4200], ranks[16];
     size_t k = 0;
+    const given_gpus *given = gpus_given(spec->devices);
     if (sandboxed) {
         find_program("bwrap", bwrap, sizeof bwrap);
         add(argv, &k, bwrap);
-        sandbox_argv(argv, &k, spec, w->dir, store, sizeof store);
+        sandbox_argv(argv, &k, spec, w->dir, given);
     }
     if (spec->ranks) {
         if (find_program("mpirun", mpirun, sizeof mpirun) != 0) {
@@ -376,7 +437,7 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
         for (char *word = strtok(wrap, " "); word; word = strtok(NULL, " "))
             add(argv, &k, word);
     }
-    add(argv, &k, spec->program);
+    add(argv, &k, sandboxed ? NB_SANDBOX_PROGRAM : spec->program); /* unsandboxed: nothing hides its path anyway */
     add(argv, &k, "--call");
     add(argv, &k, sandboxed ? "/tmp/nb-call" : w->dir);
     argv[k] = NULL;
@@ -397,7 +458,8 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
     }
     if (w->cg.memory_bytes) /* the group bounds its memory: no address-space limit on top */
         w->limits.address_bytes = 0;
-    w->pid = w->response < 0 ? -1 : start_program(argv, worker_environment(sandboxed, spec->sandbox), 0, &w->limits, &w->cg);
+    w->pid = w->response < 0 ? -1 : start_program(argv, worker_environment(sandboxed, spec->sandbox, given->found > 0 ? given->visible : NULL), 0,
+                                                       &w->limits, &w->cg, sandboxed ? spec->program : NULL);
     if (w->pid < 0) {
         nb_error("cannot start the step's worker %s: %s", spec->program, strerror(errno));
         w->pid = 0;

@@ -27,6 +27,7 @@ typedef struct nb_worker_spec {
     const char *program;     /* the worker: build/bin/<step>-worker */
     unsigned ranks;          /* 0: run it as it is; R: through mpirun -np R (steps launched mpi:R) */
     unsigned gpus, threads;  /* SETUP: GPUs asked for (0 = the step's default), OpenMP threads */
+    unsigned devices;        /* GPUs it is given, the first the judge may use: their device files alone (0: none) */
     unsigned features;       /* NB_FEATURE_* of the registry */
     nb_sandbox_mode sandbox;
     const char *hidden[NB_SANDBOX_HIDDEN_MAX]; /* folders the worker must not see (the reference cache ...) */
@@ -58,6 +59,17 @@ typedef struct nb_worker_reply {
 
 /* A snapshot a step emitted during a call (steps with NB_FEATURE_SNAPSHOTS), or NULL to drop them. */
 typedef int (*nb_snapshot_fn)(void *ctx, const nb_state *view);
+
+/* Where a sandboxed worker finds its program: one path for every build of every step, so that no build
+ * (the race check's -O0) can be told from another by its path. */
+#define NB_SANDBOX_PROGRAM "/tmp/nb-step/worker"
+
+/* Of the GPU device files `paths` (/dev/nvidia*, as globbed), those a worker given the GPUs of device
+ * minors minors[0..count) sees, into keep (room for n): every control file (nvidiactl, nvidia-uvm,
+ * nvidia-caps: all but /dev/nvidiaN) and the numbered ones among the minors; all of them where minors
+ * is NULL. Returns how many it kept, in the order of paths. */
+size_t nb_sandbox_gpu_files(const char *const *paths, size_t n, const unsigned *minors, size_t count,
+                            const char **keep);
 
 /* Whether the sandbox runs here: 1, or 0 with the reason in `why` (probed once per process). */
 int nb_sandbox_available(char *why, size_t len);
