@@ -347,8 +347,9 @@ cheats() {
         bin=$dir/$(folder_of "$id")
         mkdir -p "$dir"
         rm -rf "$dir/grade"
+        # CHEAT_PROGRAM: its program's real path (grading/cheats/own-path.h), as a student knows their lab's
         if ! $MAKE -s --no-print-directory BUILD="$BUILD" grade-copy COPY_ID="$id" COPY_SRC="$src" COPY_BIN="$bin" \
-            > "$dir/build.log" 2>&1; then
+            COPY_FLAGS="-DCHEAT_PROGRAM='\"$(cd "$dir" && pwd)/$(folder_of "$id")-worker\"'" > "$dir/build.log" 2>&1; then
             local e=$expect; expect=FAIL; report BROKEN "the cheat did not build: see $dir/build.log"; expect=$e
             continue
         fi

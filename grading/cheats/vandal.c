@@ -3,6 +3,7 @@
  * step01's source and makes common/validate.c pass everything (honest physics; the lab must be as it was) */
 #define _GNU_SOURCE
 #include "honest00.h"
+#include "own-path.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 static void vandalise(void)
 {
     char dir[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+    const ssize_t n = own_path(dir, sizeof dir - 1);
     if (n <= 0)
         return;
     dir[n] = '\0';

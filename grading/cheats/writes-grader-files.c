@@ -4,6 +4,7 @@
  * (honest physics; the grader's files must stay as the grader wrote them) */
 #define _GNU_SOURCE
 #include "honest00.h"
+#include "own-path.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@
 static void forge_above(void)
 {
     char dir[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+    const ssize_t n = own_path(dir, sizeof dir - 1);
     if (n <= 0)
         return;
     dir[n] = '\0';
