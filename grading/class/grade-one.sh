@@ -205,8 +205,7 @@ elapsed=$(($(date +%s) - start))
 left=$((timeout_s - elapsed))
 if [ "${CLASS_VIEW:-1}" = 1 ] && [ -f "$gdir/verdicts.csv" ] && [ $left -ge 10 ]; then
     watch=""
-    for s in $(python3 -c 'import csv, sys
-print(" ".join(r["step"] for r in csv.DictReader(open(sys.argv[1], encoding="utf-8")) if r.get("verdict") == "PASS"))' "$gdir/verdicts.csv" 2> /dev/null); do
+    for s in $(python3 "$here/report.py" passed "$gdir/verdicts.csv" 2> /dev/null); do
         [ "${lang_of[$s]:-}" = c ] && watch=$s
     done
     if [ -n "$watch" ]; then

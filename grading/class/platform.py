@@ -28,7 +28,7 @@ import sys
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import clean, fmt_num, json_num, number, read_csv, write_json  # noqa: E402
+from report import COLUMNS, clean, detail_of_failure_file, read_csv, results_json, write_json  # noqa: E402
 
 MAX_SOURCE = 1024 * 1024   # grade-one.sh's limit on a step source
 MAX_ZIP = 64 << 20         # a zip larger than this is not opened
@@ -265,9 +265,6 @@ def stage(a):
 
 # ---- results.json ------------------------------------------------------------------------------
 
-GPU_WORDS = "compiled; graded on the course's GPUs"
-
-
 def what_to_upload(steps):
     ex = ", ".join(f"{s['folder']}/nbody.{s['lang']}" for s in steps[:3])
     return ("Upload your step folders, each with its source: " + ex + (", ..." if len(steps) > 3 else "") +
@@ -278,93 +275,41 @@ def results(a):
     steps = steps_of(a.steps)
     with open(a.notes, encoding="utf-8") as f:
         notes = json.load(f)
-    rows = {}
+    graded = {}
     for path in a.rows or []:
         for r in read_csv(path):
             if r.get("step"):
-                rows[r["step"]] = r
-    failures = {}
+                graded[r["step"]] = r
+    details = {}
     for d in a.failures or []:
         for s in steps:
             p = os.path.join(d, f"{s['id']}.txt")
             if os.path.isfile(p) and not os.path.islink(p):
                 with open(p, encoding="utf-8", errors="replace") as f:
-                    failures[s["id"]] = f.read(16000)
+                    details[s["id"]] = detail_of_failure_file(f.read(16000))
 
-    tests, passed, counted, compiled_any = [], 0, 0, False
-    table = []
+    # A row per step: its graded row, else not handed in (or not graded: the grader stopped).
+    rows = []
     for s in steps:
-        name = f"step {s['id']} {s['folder']}"
-        r = rows.get(s["id"])
-        verdict = (r or {}).get("verdict", "") or ("ERROR" if a.stop else "TODO")
-        reason = clean((r or {}).get("reason", "")) if r else (a.stop or f"no {s['folder']}/nbody.{s['lang']} in the submission")
-        cause = clean((r or {}).get("cause", ""))
-        gpu_wait = verdict == "SKIP" and s["gpus"] > 0 and not a.counted_gpu
-        out = f"{verdict}: {reason}" if reason else verdict
-        if gpu_wait:
-            words = GPU_WORDS if "compiled" in reason else "graded on the course's GPUs"
-            out = f"{words} ({reason})" + (f"\n{a.remote_note}" if a.remote_note else "")
-        if cause:
-            out += f"\nlikely cause: {cause}"
-        if s["id"] in failures:
-            out += "\n" + failures[s["id"]]
-        g = number((r or {}).get("ginteractions_s", ""))
-        if verdict == "PASS" and g is not None:
-            out += f"\n{fmt_num(g)} G interactions/s, loop {fmt_num(number(r.get('loop_s', '')), 's')}"
-        worth = 0 if gpu_wait else 1
-        score = 1 if verdict == "PASS" else 0
-        passed += score
-        counted += worth
-        if verdict == "PASS" or (verdict == "FAIL" and not reason.startswith("build failed")) or \
-                (verdict == "SKIP" and "compiled" in reason):
-            compiled_any = True
-        tests.append({"name": name, "verdict": verdict, "score": score, "worth": worth, "output": out, "gpu_wait": gpu_wait})
-        table.append(f"{s['id']:<4}{s['folder']:<21}{'GPU' if gpu_wait else verdict:<6}{(GPU_WORDS if gpu_wait else reason)[:90]}")
+        r = graded.get(s["id"])
+        row = {c: (r or {}).get(c) or "" for c in COLUMNS}
+        row.update(step=s["id"], verdict=row["verdict"] or ("ERROR" if a.stop else "TODO"),
+                   reason=clean(row["reason"]) if r else (a.stop or f"no {s['folder']}/nbody.{s['lang']} in the submission"),
+                   cause=clean(row["cause"]))
+        rows.append(row)
+    gpus = {s["id"]: s["gpus"] for s in steps}
+    gpu_waits = set() if a.counted_gpu else {r["step"] for r in rows if r["verdict"] == "SKIP" and gpus[r["step"]] > 0}
 
-    best = None
-    for s in steps:
-        r = rows.get(s["id"])
-        g = number((r or {}).get("ginteractions_s", "")) if r else None
-        if r and r.get("verdict") == "PASS" and g is not None and json_num(g) is not None:
-            best = (s["id"], g)
-
-    nothing = not notes.get("staged") and not rows
-    if a.stop:
-        message = a.stop
-    elif nothing:
+    message = ""
+    if not notes.get("staged") and not graded:
         why = [notes["problem"]] if notes.get("problem") else []
         why.append("no step source was found in the submission" + (f" (its top holds: {', '.join(notes.get('top', [])[:8])})" if notes.get("top") else " (it is empty)"))
         message = "Nothing to grade: " + "; ".join(why) + ". " + what_to_upload(steps)
         if notes.get("hints"):
             message += "\n" + "\n".join(notes["hints"])
-    else:
-        message = f"{passed} of {counted} steps PASS" + (f" ({sum(t['gpu_wait'] for t in tests)} GPU steps {GPU_WORDS})" if any(t["gpu_wait"] for t in tests) else "")
-        if notes.get("layout"):
-            message += f"; graded: {notes['layout']}"
-    output = message + "\n\n" + "\n".join(table)
-
-    if a.platform == "gradescope":
-        res = {
-            "score": float(passed),
-            "execution_time": int(a.elapsed),
-            "output": output,
-            "stdout_visibility": "hidden",
-            "tests": [{"name": t["name"], "score": float(t["score"]), "max_score": float(t["worth"]),
-                       **({} if t["gpu_wait"] else {"status": "passed" if t["score"] else "failed"}),
-                       "output": t["output"], "visibility": "visible"} for t in tests],
-            "leaderboard": [{"name": "G interactions/s", "value": json_num(best[1]) if best else 0.0},
-                            {"name": "highest step passed", "value": best[0] if best else "-"}],
-        }
-    else:
-        res = {
-            "gradable": bool(compiled_any) and not nothing and not a.stop,
-            "score": (passed / counted) if counted else 0.0,
-            "message": message,
-            "output": output,
-            "tests": [{"name": t["name"], "points": t["score"], "max_points": t["worth"],
-                       "message": t["output"].split("\n")[0], "output": t["output"]} for t in tests],
-        }
-    write_json(a.out, res)
+    gradescope, prairielearn = results_json(rows, {s["id"]: s["folder"] for s in steps}, details, a.elapsed, gpu_waits,
+                                            a.remote_note, message, notes.get("layout", ""), a.stop)
+    write_json(a.out, gradescope if a.platform == "gradescope" else prairielearn)
 
 
 def main():

@@ -6,6 +6,8 @@
         one student's rows.csv, grade.txt, failures/NN.txt, gradescope/results.json, prairielearn/results.json
     report.py collect --out OUT [--pseudonyms]
         OUT/class.csv and OUT/index.html from every OUT/students/*/rows.csv
+    report.py passed VERDICTS_CSV
+        the steps the grader's verdicts.csv says PASS, on one line (grade-one.sh picks the run to view)
 
 Everything a student's code could have written (reasons, logs) is untrusted text: control characters
 and escape sequences are removed before it is stored, JSON is written by the json module and HTML is
@@ -135,6 +137,116 @@ def json_num(v):
     return None if v is None or math.isnan(v) or math.isinf(v) else v
 
 
+def read_verdicts(path):
+    """The grader's verdicts.csv by step."""
+    return {r.get("step", ""): r for r in read_csv(path)}
+
+
+# ---- the grade table, each step's output and both platforms' results.json --------------------------
+# One builder for grade-one.sh's files (student) and a platform's grader (platform.py results).
+
+GPU_WORDS = "compiled; graded on the course's GPUs"
+FAILURE_HEAD_LINES = 3  # failures/NN.txt: the step, its reason and its cause, then its detail
+
+
+def failure_detail(case, excerpt):
+    """What a test's output shows of a FAIL beyond its reason and cause: the case and its log."""
+    return f"failed case: {case or '-'}\nlog (its first {LOG_LINES} lines, control characters removed):\n{excerpt}"
+
+
+def failure_file(step, folder, reason, cause, detail):
+    return f"step {step} ({folder}): FAIL\nreason: {reason}\nlikely cause: {cause or '-'}\n{detail}\n"
+
+
+def detail_of_failure_file(text):
+    """failure_file's detail back (the head's lines are cleaned, so each is one line)."""
+    detail = text.split("\n", FAILURE_HEAD_LINES)[-1]
+    return detail[:-1] if detail.endswith("\n") else detail
+
+
+def gpu_words(reason):
+    return GPU_WORDS if "compiled" in reason else "graded on the course's GPUs"
+
+
+def grade_table(rows, folders, gpu_waits=()):
+    """The grade table's lines: a row per step (rows.csv's columns), its likely cause under it."""
+    lines = [f"{'step':<5}{'name':<21}{'verdict':<8}{'acc err':<10}{'state err':<10}{'loop time':<11}{'G int/s':<10}reason"]
+    for r in rows:
+        wait = r["step"] in gpu_waits
+        lines.append(f"{r['step']:<5}{folders.get(r['step'], '?'):<21.20}{'GPU' if wait else r['verdict']:<8}"
+                     f"{fmt_err(number(r['acc_err'])):<10}{fmt_err(number(r['state_err'])):<10}"
+                     f"{fmt_num(number(r['loop_s']), 's'):<11}{fmt_num(number(r['ginteractions_s'])):<10}"
+                     f"{gpu_words(r['reason']) if wait else r['reason']}")
+        if r["cause"]:
+            lines.append(f"{'':<34}likely cause: {r['cause']}")
+    return lines
+
+
+def test_output(r, detail="", gpu_wait=False, gpu_note=""):
+    """A step's output in both results.json: verdict and reason, likely cause, the failure, its speed."""
+    text = f"{r['verdict']}: {r['reason']}" if r["reason"] else r["verdict"]
+    if gpu_wait:
+        text = f"{gpu_words(r['reason'])} ({r['reason']})" + (f"\n{gpu_note}" if gpu_note else "")
+    if r["cause"]:
+        text += f"\nlikely cause: {r['cause']}"
+    if detail:
+        text += f"\n{detail}"
+    g = number(r["ginteractions_s"])
+    if r["verdict"] == "PASS" and g is not None:
+        text += f"\n{fmt_num(g)} G interactions/s, loop {fmt_num(number(r['loop_s']), 's')}"
+    return text
+
+
+def got_past_build(r):
+    # A step compiled only where its verdict says so: an ERROR (a CLASS_TIMEOUT, a stopped grade) has no verdict.
+    return (r["verdict"] == "PASS" or (r["verdict"] == "FAIL" and not r["reason"].startswith("build failed"))
+            or (r["verdict"] == "SKIP" and "compiled" in r["reason"]))
+
+
+def results_json(rows, folders, details, elapsed, gpu_waits=(), gpu_note="", message="", layout="", stop=""):
+    """Gradescope's and PrairieLearn's results.json, as dicts, from rows (rows.csv's columns, one per
+    step) and details (step: failure_detail). gpu_waits: steps waiting for the course's GPUs, worth 0
+    and no failure; message: said instead of the count (nothing to grade); stop: the grader stopped
+    before grading, said instead of anything else, and not gradable."""
+    tests = [{"name": f"step {r['step']} {folders.get(r['step'], '')}".strip(), "passed": r["verdict"] == "PASS",
+              "worth": 0 if r["step"] in gpu_waits else 1, "gpu_wait": r["step"] in gpu_waits,
+              "output": test_output(r, details.get(r["step"], ""), r["step"] in gpu_waits, gpu_note)} for r in rows]
+    passed = sum(t["passed"] for t in tests)
+    counted = sum(t["worth"] for t in tests)
+    waits = sum(t["gpu_wait"] for t in tests)
+    gradable = any(got_past_build(r) for r in rows) and not stop
+    if not stop and not message:
+        message = (f"{passed} of {counted} steps PASS" + (f" ({waits} GPU steps {GPU_WORDS})" if waits else "") +
+                   ("" if gradable else "; nothing compiled: see each step's output") +
+                   (f"; graded: {layout}" if layout else ""))
+    output = (stop or message) + "\n\n" + "\n".join(grade_table(rows, folders, gpu_waits))
+    best = None  # the highest passing step: the leaderboard's G interactions/s
+    for r in rows:
+        g = number(r["ginteractions_s"])
+        if r["verdict"] == "PASS" and g is not None and json_num(g) is not None:
+            best = (r["step"], g)
+    gradescope = {
+        "score": float(passed),
+        "execution_time": int(elapsed),
+        "output": output,
+        "stdout_visibility": "hidden",
+        "tests": [{"name": t["name"], "score": 1.0 if t["passed"] else 0.0, "max_score": float(t["worth"]),
+                   **({} if t["gpu_wait"] else {"status": "passed" if t["passed"] else "failed"}),
+                   "output": t["output"], "visibility": "visible"} for t in tests],
+        "leaderboard": [{"name": "G interactions/s", "value": json_num(best[1]) if best else 0.0},
+                        {"name": "highest step passed", "value": best[0] if best else "-"}],
+    }
+    prairielearn = {
+        "gradable": gradable,
+        "score": (passed / counted) if counted else 0.0,
+        "message": stop or message,
+        "output": output,
+        "tests": [{"name": t["name"], "points": 1 if t["passed"] else 0, "max_points": t["worth"],
+                   "message": t["output"].split("\n")[0], "output": t["output"]} for t in tests],
+    }
+    return gradescope, prairielearn
+
+
 # ---- one student -----------------------------------------------------------------------------
 
 def student(a):
@@ -152,11 +264,11 @@ def student(a):
     # left none. A timeout (124, or 137 after the KILL) is never a verdict.
     vpath = os.path.join(a.out, "grade", "verdicts.csv")
     finished = status in (0, 2) and os.path.isfile(vpath)
-    verdicts = {r.get("step", ""): r for r in read_csv(vpath)} if finished else {}
+    verdicts = read_verdicts(vpath) if finished else {}
     # The step's row of results.csv: the errors the student's own table shows.
     results = {r.get("step", ""): r for r in read_csv(os.path.join(a.out, "grade", "results.csv"))} if finished else {}
 
-    rows, failures = [], {}
+    rows, details = [], {}
     for step, what, why in plan:
         row = {"student": a.id, "step": step, "verdict": "", "acc_err": "", "state_err": "", "loop_s": "",
                "ginteractions_s": "", "reason": "", "cause": ""}
@@ -183,8 +295,7 @@ def student(a):
                     row[col] = "" if n is None else ("nan" if math.isnan(n) else f"{n:.6g}")
             if verdict == "FAIL":
                 row["cause"] = clean(v.get("cause", ""))
-            if verdict == "FAIL":
-                failures[step] = (clean(v.get("failed_case", ""), 200), log_excerpt(v.get("log", ""), a.grade_dir))
+                details[step] = failure_detail(clean(v.get("failed_case", ""), 200), log_excerpt(v.get("log", ""), a.grade_dir))
         rows.append(row)
 
     with open(os.path.join(a.out, "rows.csv"), "w", newline="", encoding="utf-8") as f:
@@ -192,21 +303,12 @@ def student(a):
         w.writeheader()
         w.writerows(rows)
 
-    for step, (case, excerpt) in failures.items():
-        r = next(r for r in rows if r["step"] == step)
-        write_text(os.path.join(a.out, "failures", f"{step}.txt"),
-                   f"step {step} ({folders.get(step, '?')}): FAIL\nreason: {r['reason']}\n"
-                   f"likely cause: {r['cause'] or '-'}\nfailed case: {case or '-'}\n"
-                   f"log (its first {LOG_LINES} lines, control characters removed):\n{excerpt}\n")
-
-    # The grade table, as text.
-    lines = [f"{'step':<5}{'name':<21}{'verdict':<8}{'acc err':<10}{'state err':<10}{'loop time':<11}{'G int/s':<10}reason"]
     for r in rows:
-        lines.append(f"{r['step']:<5}{folders.get(r['step'], '?'):<21.20}{r['verdict']:<8}"
-                     f"{fmt_err(number(r['acc_err'])):<10}{fmt_err(number(r['state_err'])):<10}"
-                     f"{fmt_num(number(r['loop_s']), 's'):<11}{fmt_num(number(r['ginteractions_s'])):<10}{r['reason']}")
-        if r["cause"]:
-            lines.append(f"{'':<34}likely cause: {r['cause']}")
+        if r["step"] in details:
+            write_text(os.path.join(a.out, "failures", f"{r['step']}.txt"),
+                       failure_file(r["step"], folders.get(r["step"], "?"), r["reason"], r["cause"], details[r["step"]]))
+
+    lines = grade_table(rows, folders)
     graded = sum(1 for r in rows)
     passed = sum(1 for r in rows if r["verdict"] == "PASS")
     lines.append(f"\n{a.id}: {passed} of {graded} steps PASS ({a.elapsed} s)")
@@ -214,57 +316,9 @@ def student(a):
         lines.append("view.html: a run of your highest CPU step that passed, to watch in a browser (make view)")
     write_text(os.path.join(a.out, "grade.txt"), "\n".join(lines) + "\n")
 
-    def test_output(r):
-        text = f"{r['verdict']}: {r['reason']}" if r["reason"] else r["verdict"]
-        if r["cause"]:
-            text += f"\nlikely cause: {r['cause']}"
-        if r["step"] in failures:
-            case, excerpt = failures[r["step"]]
-            text += f"\nfailed case: {case or '-'}\n{excerpt}"
-        g = number(r["ginteractions_s"])
-        if r["verdict"] == "PASS" and g is not None:
-            text += f"\n{fmt_num(g)} G interactions/s, loop {fmt_num(number(r['loop_s']), 's')}"
-        return text
-
-    best = None  # the highest passing step: the leaderboard's G interactions/s
-    for r in rows:
-        g = number(r["ginteractions_s"])
-        if r["verdict"] == "PASS" and g is not None and not math.isnan(g):
-            best = (r["step"], g)
-
-    # Gradescope: one point per step graded; "passed" only for PASS.
-    gs = {
-        "score": float(passed),
-        "execution_time": int(a.elapsed),
-        "output": f"{passed} of {graded} steps PASS",
-        "tests": [{"name": f"step {r['step']} {folders.get(r['step'], '')}".strip(), "score": 1.0 if r["verdict"] == "PASS" else 0.0,
-                   "max_score": 1.0, "status": "passed" if r["verdict"] == "PASS" else "failed",
-                   "output": test_output(r)} for r in rows],
-        "leaderboard": [{"name": "G interactions/s", "value": json_num(best[1]) if best else 0.0},
-                        {"name": "highest step passed", "value": best[0] if best else "-"}],
-    }
-    write_json(os.path.join(a.out, "gradescope", "results.json"), gs)
-
-    # PrairieLearn: score in 0..1; not gradable when nothing compiled (no step got past its build).
-    def compiled(r):
-        if r["verdict"] in ("PASS",):
-            return True
-        if r["verdict"] == "FAIL":
-            return not r["reason"].startswith("build failed")
-        if r["verdict"] == "SKIP":
-            return "compiled" in r["reason"]
-        return r["verdict"] == "ERROR" and "CLASS_TIMEOUT" in r["reason"]
-    gradable = any(compiled(r) for r in rows)
-    pl = {
-        "gradable": gradable,
-        "score": (passed / graded) if graded else 0.0,
-        "message": f"{passed} of {graded} steps PASS" if gradable else "nothing compiled: see each step's output",
-        "output": "\n".join(lines),
-        "tests": [{"name": f"step {r['step']} {folders.get(r['step'], '')}".strip(),
-                   "points": 1 if r["verdict"] == "PASS" else 0, "max_points": 1,
-                   "output": test_output(r)} for r in rows],
-    }
-    write_json(os.path.join(a.out, "prairielearn", "results.json"), pl)
+    gradescope, prairielearn = results_json(rows, folders, details, a.elapsed)
+    write_json(os.path.join(a.out, "gradescope", "results.json"), gradescope)
+    write_json(os.path.join(a.out, "prairielearn", "results.json"), prairielearn)
 
 
 # ---- the class -------------------------------------------------------------------------------
@@ -400,11 +454,15 @@ def main():
     c = sub.add_parser("collect")
     c.add_argument("--out", required=True)
     c.add_argument("--pseudonyms", action="store_true")
+    v = sub.add_parser("passed")
+    v.add_argument("verdicts")
     a = p.parse_args()
     if a.cmd == "student":
         if not re.fullmatch(r"-?[0-9]+", a.status):
             die(f"--status {a.status}: not a number")
         student(a)
+    elif a.cmd == "passed":
+        print(" ".join(step for step, r in read_verdicts(a.verdicts).items() if r.get("verdict") == "PASS"))
     else:
         if not os.path.isdir(a.out):
             die(f"{a.out}: no such folder")
