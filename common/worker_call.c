@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -148,8 +149,23 @@ size_t nb_sandbox_gpu_files(const char *const *paths, size_t n, const unsigned *
  * empty ones, a private /tmp and /dev/shm of tmp_bytes, of /dev only the device files of the GPUs it is
  * given (and the driver's control files), its program at NB_SANDBOX_PROGRAM, a process namespace of its
  * own (every descendant dies with it), no network, no capabilities. */
+/* Whether bwrap can copy the program in: the copy is a write under the worker's file-size limit, its own
+ * (limits) or the judge's (a judge run under `ulimit -f`), which a program larger than it would break. */
+static int program_copies(const char *program, const nb_child_limits *limits)
+{
+    struct stat st;
+    struct rlimit inherited;
+    if (stat(program, &st) != 0)
+        return 1; /* the start then says what is wrong with it */
+    uint64_t room = limits && limits->file_bytes ? limits->file_bytes : UINT64_MAX;
+    if (getrlimit(RLIMIT_FSIZE, &inherited) == 0 && inherited.rlim_cur != RLIM_INFINITY &&
+        (uint64_t)inherited.rlim_cur < room)
+        room = (uint64_t)inherited.rlim_cur;
+    return (uint64_t)st.st_size < room;
+}
+
 static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, const char *call_dir,
-                         const given_gpus *given)
+                         const given_gpus *given, int copy_program)
 {
     static char size[32];
     snprintf(size, sizeof size, "%zu", spec->tmp_bytes ? spec->tmp_bytes : (size_t)256 << 20);
@@ -218,10 +234,15 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
     /* The program, a copy bwrap reads from descriptor 3 (start_program opens it): not a bind of the file
      * or its folder, whose real path (the race check's ".../race/...-O0-worker") /proc/self/mountinfo
      * would show. Nothing else of its folder is needed: the worker loads nothing from beside itself. */
-    add(argv, k, "--perms");
-    add(argv, k, "0555");
-    add(argv, k, "--ro-bind-data");
-    add(argv, k, "3");
+    if (copy_program) {
+        add(argv, k, "--perms");
+        add(argv, k, "0555");
+        add(argv, k, "--ro-bind-data");
+        add(argv, k, "3");
+    } else { /* no room to copy it: bound in place, at the same path, its real one then in mountinfo */
+        add(argv, k, "--ro-bind");
+        add(argv, k, spec->program);
+    }
     add(argv, k, NB_SANDBOX_PROGRAM);
     add(argv, k, "--ro-bind");
     add(argv, k, call_dir);
@@ -409,10 +430,11 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
     char *argv[MAX_ARGV], bwrap[4200], mpirun[4200], ranks[16];
     size_t k = 0;
     const given_gpus *given = gpus_given(spec->devices);
+    const int copy_program = sandboxed && program_copies(spec->program, &spec->limits);
     if (sandboxed) {
         find_program("bwrap", bwrap, sizeof bwrap);
         add(argv, &k, bwrap);
-        sandbox_argv(argv, &k, spec, w->dir, given);
+        sandbox_argv(argv, &k, spec, w->dir, given, copy_program);
     }
     if (spec->ranks) {
         if (find_program("mpirun", mpirun, sizeof mpirun) != 0) {
@@ -459,7 +481,7 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
     if (w->cg.memory_bytes) /* the group bounds its memory: no address-space limit on top */
         w->limits.address_bytes = 0;
     w->pid = w->response < 0 ? -1 : start_program(argv, worker_environment(sandboxed, spec->sandbox, given->found > 0 ? given->visible : NULL), 0,
-                                                       &w->limits, &w->cg, sandboxed ? spec->program : NULL);
+                                                       &w->limits, &w->cg, copy_program ? spec->program : NULL);
     if (w->pid < 0) {
         nb_error("cannot start the step's worker %s: %s", spec->program, strerror(errno));
         w->pid = 0;
