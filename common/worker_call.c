@@ -145,10 +145,6 @@ size_t nb_sandbox_gpu_files(const char *const *paths, size_t n, const unsigned *
     return kept;
 }
 
-/* bubblewrap's options for one worker: the whole file system read-only, the hidden folders covered by
- * empty ones, a private /tmp and /dev/shm of tmp_bytes, of /dev only the device files of the GPUs it is
- * given (and the driver's control files), its program at NB_SANDBOX_PROGRAM, a process namespace of its
- * own (every descendant dies with it), no network, no capabilities. */
 /* Whether bwrap can copy the program in: the copy is a write under the worker's file-size limit, its own
  * (limits) or the judge's (a judge run under `ulimit -f`), which a program larger than it would break. */
 static int program_copies(const char *program, const nb_child_limits *limits)
@@ -164,6 +160,10 @@ static int program_copies(const char *program, const nb_child_limits *limits)
     return (uint64_t)st.st_size < room;
 }
 
+/* bubblewrap's options for one worker: the whole file system read-only, the hidden folders covered by
+ * empty ones, a private /tmp and /dev/shm of tmp_bytes, of /dev only the device files of the GPUs it is
+ * given (and the driver's control files), its program at NB_SANDBOX_PROGRAM, a process namespace of its
+ * own (every descendant dies with it), no network, no capabilities. */
 static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, const char *call_dir,
                          const given_gpus *given, int copy_program)
 {
@@ -239,7 +239,7 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
         add(argv, k, "0555");
         add(argv, k, "--ro-bind-data");
         add(argv, k, "3");
-    } else { /* no room to copy it: bound in place, at the same path, its real one then in mountinfo */
+    } else { /* no room to copy it: the file bound there, its real path then seen in mountinfo */
         add(argv, k, "--ro-bind");
         add(argv, k, spec->program);
     }
