@@ -66,7 +66,7 @@ def read_csv(path):
 
 
 def write_text(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)  # a bare file name: the current folder
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
