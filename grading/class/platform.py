@@ -28,7 +28,7 @@ import sys
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import COLUMNS, clean, detail_of_failure_file, read_csv, results_json, write_json  # noqa: E402
+from report import COLUMNS, clean, detail_of_failure_file, results_json, rows_by_step, write_json  # noqa: E402
 
 MAX_SOURCE = 1024 * 1024   # grade-one.sh's limit on a step source
 MAX_ZIP = 64 << 20         # a zip larger than this is not opened
@@ -277,9 +277,8 @@ def results(a):
         notes = json.load(f)
     graded = {}
     for path in a.rows or []:
-        for r in read_csv(path):
-            if r.get("step"):
-                graded[r["step"]] = r
+        graded.update(rows_by_step(path))
+    graded.pop("", None)  # a row without its step
     details = {}
     for d in a.failures or []:
         for s in steps:

@@ -137,8 +137,8 @@ def json_num(v):
     return None if v is None or math.isnan(v) or math.isinf(v) else v
 
 
-def read_verdicts(path):
-    """The grader's verdicts.csv by step."""
+def rows_by_step(path):
+    """A CSV of the grader's (verdicts.csv, results.csv, rows.csv) as a dict: step -> its row."""
     return {r.get("step", ""): r for r in read_csv(path)}
 
 
@@ -266,9 +266,9 @@ def student(a):
     # left none. A timeout (124, or 137 after the KILL) is never a verdict.
     vpath = os.path.join(a.out, "grade", "verdicts.csv")
     finished = status in (0, 2) and os.path.isfile(vpath)
-    verdicts = read_verdicts(vpath) if finished else {}
+    verdicts = rows_by_step(vpath) if finished else {}
     # The step's row of results.csv: the errors the student's own table shows.
-    results = {r.get("step", ""): r for r in read_csv(os.path.join(a.out, "grade", "results.csv"))} if finished else {}
+    results = rows_by_step(os.path.join(a.out, "grade", "results.csv")) if finished else {}
 
     rows, details = [], {}
     for step, what, why in plan:
@@ -464,7 +464,7 @@ def main():
             die(f"--status {a.status}: not a number")
         student(a)
     elif a.cmd == "passed":
-        print(" ".join(step for step, r in read_verdicts(a.verdicts).items() if r.get("verdict") == "PASS"))
+        print(" ".join(step for step, r in rows_by_step(a.verdicts).items() if r.get("verdict") == "PASS"))
     else:
         if not os.path.isdir(a.out):
             die(f"{a.out}: no such folder")
