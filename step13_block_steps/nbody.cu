@@ -97,6 +97,13 @@ typedef struct tree {
     int *overflow;          /* a traversal's stack ran out (never expected: see STACK_SPARE) */
     void *sort_scratch;
     size_t sort_bytes;
+    int *groups;            /* per system, for a substep's moments: the nodes summed from their bodies (and
+                             * the lone bodies under larger nodes, as LEAF refs), in sorted order */
+    int *group_count;       /* host: how many, per system; -1 until listed from the last build */
+    int *group_ref, *group_selected; /* find_groups' per-body answer, and the select's count */
+    unsigned char *group_flag;
+    void *group_scratch;
+    size_t group_bytes;
 } tree;
 
 /* Floats as ints that order the same way, for atomicMin/Max (the map is its own inverse). */
@@ -352,60 +359,91 @@ __global__ void summarize(const float4 *pos, const int2 *child, const int *paren
 }
 
 /* summarize for a substep. The walk sums a node of LEAF_BODIES or fewer bodies body by body when it opens
- * it and never reads what lies below it; so the largest such node about a body is summed from its bodies
- * by the thread of its first body, what lies below it is left as the last pass left it, and only the
- * nodes above it are climbed to (report/REPORT.md, "The refit's own cost"). */
-__global__ void summarize_groups(const float4 *pos, const int2 *child, const int *parent, const int2 *range,
-                                 int n, float inv_theta, int *visits, float4 *com, float4 *quad, float2 *quad2,
-                                 float4 *lo, float4 *hi)
+ * it and never reads what lies below it; so the largest such node about a body (a group) is summed from its
+ * bodies, what lies below it is left as the last pass left it, and only the nodes above it are climbed to
+ * (report/REPORT.md, "The refit's own cost"). find_groups lists the groups once a build, each by its first
+ * body (and a lone body under a larger node as LEAF of it), in sorted order. */
+__global__ void find_groups(const int *parent, const int2 *range, int n, int *ref, unsigned char *flag)
 {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n || n < 2)
+    if (k >= n)
         return;
     int node = parent[n - 1 + k];
     int2 r = range[node];
-    if (r.y - r.x < LEAF_BODIES) { /* as the walk's "few": a node this small is summed, never opened */
-        if (r.x != k)
-            return; /* its first body's thread sums it */
-        for (int up = parent[node]; up >= 0; up = parent[node]) {
+    bool listed = true;
+    if (r.y - r.x < LEAF_BODIES) { /* the largest such node about k, by its first body */
+        listed = r.x == k;
+        for (int up = parent[node]; listed && up >= 0; up = parent[node]) {
             const int2 above = range[up];
             if (above.y - above.x >= LEAF_BODIES)
                 break;
-            if (above.x != k)
-                return;
+            listed = above.x == k;
             node = up;
-            r = above;
         }
-        float mass = 0.0f, mx = 0.0f, my = 0.0f, mz = 0.0f;
-        float3 l = make_float3(INFINITY, INFINITY, INFINITY), h = make_float3(-INFINITY, -INFINITY, -INFINITY);
-#pragma unroll 4
-        for (int j = r.x; j <= r.y; ++j) { /* unrolled: the loads may overlap (gain within noise) */
-            const float4 b = pos[j];
-            mass += b.w;
-            mx += b.w * b.x;
-            my += b.w * b.y;
-            mz += b.w * b.z;
-            l = make_float3(fminf(l.x, b.x), fminf(l.y, b.y), fminf(l.z, b.z));
-            h = make_float3(fmaxf(h.x, b.x), fmaxf(h.y, b.y), fmaxf(h.z, b.z));
-        }
+        ref[k] = node;
+    } else {
+        ref[k] = LEAF(k);
+    }
+    flag[k] = listed;
+}
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int off = 16; off > 0; off >>= 1) /* a + b is b + a: every lane ends with the same bits */
+        v += __shfl_xor_sync(FULL_MASK, v, off);
+    return v;
+}
+__device__ __forceinline__ float warp_min(float v)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        v = fminf(v, __shfl_xor_sync(FULL_MASK, v, off));
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, off));
+    return v;
+}
+
+/* A warp a listed group: its bodies loaded at once and their sums added by shuffles (a thread summing 32
+ * bodies one after another waited 32 times: 2.65 -> 2.61 s to t = 1 at 1 M), then its first lane climbs. A
+ * lone body only climbs, from its parent. */
+__global__ void summarize_listed(const float4 *pos, const int2 *child, const int *parent, const int2 *range,
+                                 const int *groups, int count, int n, float inv_theta, int *visits, float4 *com,
+                                 float4 *quad, float2 *quad2, float4 *lo, float4 *hi)
+{
+    const int g = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5), lane = threadIdx.x & 31;
+    if (g >= count) /* the whole warp */
+        return;
+    const int ref = groups[g];
+    int node;
+    if (ref < 0) {
+        node = parent[n - 1 + BODY_OF(ref)];
+    } else {
+        const int2 r = range[ref];
+        const bool in = lane <= r.y - r.x;
+        const float4 none = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float2 none2 = make_float2(0.0f, 0.0f);
+        const float4 b = in ? pos[r.x + lane] : none;
+        const float mass = warp_sum(b.w), mx = warp_sum(b.w * b.x), my = warp_sum(b.w * b.y), mz = warp_sum(b.w * b.z);
+        const float3 l = make_float3(warp_min(in ? b.x : INFINITY), warp_min(in ? b.y : INFINITY),
+                                     warp_min(in ? b.z : INFINITY));
+        const float3 h = make_float3(warp_max(in ? b.x : -INFINITY), warp_max(in ? b.y : -INFINITY),
+                                     warp_max(in ? b.z : -INFINITY));
         const float4 c = mass > 0.0f ? make_float4(mx / mass, my / mass, mz / mass, mass)
                                      : make_float4(0.5f * (l.x + h.x), 0.5f * (l.y + h.y), 0.5f * (l.z + h.z), 0.0f);
-        const float4 none = make_float4(0.0f, 0.0f, 0.0f, 0.0f); /* a body's own quadrupole; a massless body */
-        const float2 none2 = make_float2(0.0f, 0.0f);
-        float4 q = none;
-        float2 q2 = none2;
-#pragma unroll 2
-        for (int j = r.x; j <= r.y; j += 2) { /* two bodies at a time seen from c, as a node's two children */
-            float4 t;
-            float2 t2;
-            cell_moments(c, pos[j], none, none2, j < r.y ? pos[j + 1] : none, none, none2, &t, &t2);
-            q = make_float4(q.x + t.x, q.y + t.y, q.z + t.z, q.w + t.w);
-            q2 = make_float2(q2.x + t2.x, q2.y + t2.y);
-        }
-        store_node(node, c, q, q2, l, h, inv_theta, com, quad, quad2, lo, hi);
-        node = parent[node]; /* climb's count releases it */
+        float4 t;
+        float2 t2;
+        cell_moments(c, b, none, none2, none, none, none2, &t, &t2); /* this lane's body seen from c (none: 0) */
+        const float4 q = make_float4(warp_sum(t.x), warp_sum(t.y), warp_sum(t.z), warp_sum(t.w));
+        const float2 q2 = make_float2(warp_sum(t2.x), warp_sum(t2.y));
+        if (lane == 0)
+            store_node(ref, c, q, q2, l, h, inv_theta, com, quad, quad2, lo, hi);
+        node = parent[ref];
     }
-    climb(node, pos, child, parent, inv_theta, visits, com, quad, quad2, lo, hi);
+    if (lane == 0)
+        climb(node, pos, child, parent, inv_theta, visits, com, quad, quad2, lo, hi); /* its count releases the store */
 }
 
 __device__ __forceinline__ void interact(float4 q, float px, float py, float pz, float eps2, float *ax, float *ay,
@@ -894,14 +932,27 @@ static void tree_alloc(tree *t, int n, int systems)
     NB_CUDA(cub::DeviceRadixSort::SortPairs(NULL, t->sort_bytes, t->keys, t->sorted_keys, t->ids, t->sorted_ids, n,
                                             0, 63));
     t->sort_scratch = nbd_malloc(t->sort_bytes ? t->sort_bytes : 1, "the tree (sort scratch)");
+    t->groups = (int *)nbd_malloc(s * nn * sizeof(int), "the tree (groups)");
+    t->group_count = (int *)nbd_malloc_host(s * sizeof(int), "the tree (group counts)");
+    for (size_t k = 0; k < s; ++k)
+        t->group_count[k] = -1;
+    t->group_ref = (int *)nbd_malloc(nn * sizeof(int), "the tree (group refs)");
+    t->group_flag = (unsigned char *)nbd_malloc(nn, "the tree (group flags)");
+    t->group_selected = (int *)nbd_malloc(sizeof(int), "the tree (group count)");
+    t->group_bytes = 0;
+    NB_CUDA(cub::DeviceSelect::Flagged(NULL, t->group_bytes, t->group_ref, t->group_flag, t->groups, t->group_selected,
+                                       n));
+    t->group_scratch = nbd_malloc(t->group_bytes ? t->group_bytes : 1, "the tree (group scratch)");
 }
 
 static void tree_free(tree *t)
 {
     void *all[] = {t->keys, t->sorted_keys, t->ids, t->sorted_ids, t->pos, t->child, t->parent, t->range,
-                   t->com, t->quad, t->quad2, t->lo, t->hi, t->visits, t->bounds, t->overflow, t->sort_scratch};
+                   t->com, t->quad, t->quad2, t->lo, t->hi, t->visits, t->bounds, t->overflow, t->sort_scratch,
+                   t->groups, t->group_ref, t->group_flag, t->group_selected, t->group_scratch};
     for (size_t k = 0; k < sizeof all / sizeof *all; ++k)
         NB_CUDA(cudaFree(all[k]));
+    NB_CUDA(cudaFreeHost(t->group_count));
 }
 
 /* Which bodies of a system are active, compacted (reused system after system). */
@@ -974,14 +1025,25 @@ static void tree_forces(tree *t, const nbd_soa *b, int sys, int n, float inv_the
         if (rebuild) {
             build<<<blocks_for((size_t)n - 1), BLOCK>>>(t->sorted_keys, n, child, parent, range);
             NB_LAUNCH();
+            t->group_count[sys] = -1; /* a new shape: its groups to be listed again */
         }
         NB_CUDA(cudaMemsetAsync(t->visits, 0, ((size_t)n - 1) * sizeof(int)));
-        if (count < n && GROUPS_SUMMED) /* a substep's: the all-active evaluation stays step12's, bit for bit */
-            summarize_groups<<<grid, BLOCK>>>(t->pos, child, parent, range, n, inv_theta, t->visits, t->com,
-                                              t->quad, t->quad2, t->lo, t->hi);
-        else
+        if (count < n && GROUPS_SUMMED) { /* a substep's: the all-active evaluation stays step12's, bit for bit */
+            int *groups = t->groups + offset;
+            if (t->group_count[sys] < 0) { /* listed once a build, at its first substep */
+                find_groups<<<grid, BLOCK>>>(parent, range, n, t->group_ref, t->group_flag);
+                NB_LAUNCH();
+                NB_CUDA(cub::DeviceSelect::Flagged(t->group_scratch, t->group_bytes, t->group_ref, t->group_flag, groups,
+                                                   t->group_selected, n));
+                NB_CUDA(cudaMemcpy(&t->group_count[sys], t->group_selected, sizeof(int), cudaMemcpyDeviceToHost));
+            }
+            summarize_listed<<<blocks_for((size_t)t->group_count[sys] * 32), BLOCK>>>(
+                t->pos, child, parent, range, groups, t->group_count[sys], n, inv_theta, t->visits, t->com, t->quad,
+                t->quad2, t->lo, t->hi);
+        } else {
             summarize<<<grid, BLOCK>>>(t->pos, child, parent, n, inv_theta, t->visits, t->com, t->quad, t->quad2,
                                        t->lo, t->hi);
+        }
         NB_LAUNCH();
     }
     const int *active = count < n ? active_list(as, level + offset, sorted_ids, n, substep, deepest) : NULL;
