@@ -1033,8 +1033,8 @@ static void tree_forces(tree *t, const nbd_soa *b, int sys, int n, float inv_the
             if (t->group_count[sys] < 0) { /* listed once a build, at its first substep */
                 find_groups<<<grid, BLOCK>>>(parent, range, n, t->group_ref, t->group_flag);
                 NB_LAUNCH();
-                NB_CUDA(cub::DeviceSelect::Flagged(t->group_scratch, t->group_bytes, t->group_ref, t->group_flag, groups,
-                                                   t->group_selected, n));
+                NB_CUDA(cub::DeviceSelect::Flagged(t->group_scratch, t->group_bytes, t->group_ref, t->group_flag,
+                                                   groups, t->group_selected, n));
                 NB_CUDA(cudaMemcpy(&t->group_count[sys], t->group_selected, sizeof(int), cudaMemcpyDeviceToHost));
             }
             summarize_listed<<<blocks_for((size_t)t->group_count[sys] * 32), BLOCK>>>(
