@@ -369,7 +369,7 @@ __global__ void find_groups(const int *parent, const int2 *range, int n, int *re
     if (k >= n)
         return;
     int node = parent[n - 1 + k];
-    int2 r = range[node];
+    const int2 r = range[node];
     bool listed = true;
     if (r.y - r.x < LEAF_BODIES) { /* the largest such node about k, by its first body */
         listed = r.x == k;
@@ -841,15 +841,9 @@ __global__ void direct_total(const float4 *part, int chunks, int count, const in
         const float4 p = part[(size_t)c * count + t];
         sum.x += p.x, sum.y += p.y, sum.z += p.z, sum.w += p.w;
     }
-    for (int off = 16; off > 0; off >>= 1) {
-        sum.x += __shfl_xor_sync(FULL_MASK, sum.x, off);
-        sum.y += __shfl_xor_sync(FULL_MASK, sum.y, off);
-        sum.z += __shfl_xor_sync(FULL_MASK, sum.z, off);
-        if (WITH_RATE)
-            sum.w += __shfl_xor_sync(FULL_MASK, sum.w, off);
-    }
+    sum = make_float4(warp_sum(sum.x), warp_sum(sum.y), warp_sum(sum.z), WITH_RATE ? warp_sum(sum.w) : 0.0f);
     if (lane == 0)
-        acc[active[t]] = make_float4(sum.x, sum.y, sum.z, WITH_RATE ? sum.w : 0.0f);
+        acc[active[t]] = sum;
 }
 
 /* Kick the bodies whose step ends at `substep` (kick_weight), then drift every body by the substep, dt.
