@@ -28,6 +28,44 @@ static unsigned visible(char *first, size_t len)
     return n;
 }
 
+/* NVML's functions the judge calls, opened and started once a process (both queries share them) and left
+ * open until it exits; NULL where the library is missing or will not start. */
+typedef struct nvml_api {
+    int (*count)(unsigned *);
+    int (*by_index)(unsigned, nvml_device *);
+    int (*by_uuid)(const char *, nvml_device *);
+    int (*name)(nvml_device, char *, unsigned);
+    int (*clock)(nvml_device, int, unsigned *);
+    int (*minor)(nvml_device, unsigned *);
+    int (*uuid)(nvml_device, char *, unsigned);
+} nvml_api;
+
+static const nvml_api *nvml(void)
+{
+    static nvml_api api;
+    static const nvml_api *ready;
+    static int tried;
+    if (tried++)
+        return ready;
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return NULL;
+    int (*init)(void) = (int (*)(void))dlsym(lib, "nvmlInit_v2");
+    api.count = (int (*)(unsigned *))dlsym(lib, "nvmlDeviceGetCount_v2");
+    api.by_index = (int (*)(unsigned, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+    api.by_uuid = (int (*)(const char *, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByUUID");
+    api.name = (int (*)(nvml_device, char *, unsigned))dlsym(lib, "nvmlDeviceGetName");
+    api.clock = (int (*)(nvml_device, int, unsigned *))dlsym(lib, "nvmlDeviceGetMaxClockInfo");
+    api.minor = (int (*)(nvml_device, unsigned *))dlsym(lib, "nvmlDeviceGetMinorNumber");
+    api.uuid = (int (*)(nvml_device, char *, unsigned))dlsym(lib, "nvmlDeviceGetUUID");
+    if (!init || !api.count || !api.by_index || init() != NVML_OK) {
+        dlclose(lib);
+        return NULL;
+    }
+    ready = &api;
+    return ready;
+}
+
 const nb_gpu_facts *nb_gpu_query(void)
 {
     static nb_gpu_facts f;
@@ -35,42 +73,26 @@ const nb_gpu_facts *nb_gpu_query(void)
     if (done++)
         return &f;
     snprintf(f.name, sizeof f.name, "unknown");
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
-        return &f;
-    int (*init)(void) = (int (*)(void))dlsym(lib, "nvmlInit_v2");
-    int (*shutdown)(void) = (int (*)(void))dlsym(lib, "nvmlShutdown");
-    int (*count)(unsigned *) = (int (*)(unsigned *))dlsym(lib, "nvmlDeviceGetCount_v2");
-    int (*by_index)(unsigned, nvml_device *) = (int (*)(unsigned, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
-    int (*by_uuid)(const char *, nvml_device *) = (int (*)(const char *, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByUUID");
-    int (*name)(nvml_device, char *, unsigned) = (int (*)(nvml_device, char *, unsigned))dlsym(lib, "nvmlDeviceGetName");
-    int (*clock)(nvml_device, int, unsigned *) = (int (*)(nvml_device, int, unsigned *))dlsym(lib, "nvmlDeviceGetMaxClockInfo");
+    const nvml_api *api = nvml();
     unsigned all = 0;
-    if (!init || !count || !by_index || !name || init() != NVML_OK) {
-        dlclose(lib);
+    if (!api || !api->name || api->count(&all) != NVML_OK)
         return &f;
-    }
-    if (count(&all) == NVML_OK) {
-        char first[128];
-        const unsigned shown = visible(first, sizeof first);
-        f.count = shown == ~0u ? all : (shown < all ? shown : all);
-        nvml_device d = NULL;
-        int found = 0;
-        if (!first[0] && f.count)
-            found = by_index(0, &d) == NVML_OK;
-        else if (first[0] >= '0' && first[0] <= '9')
-            found = by_index((unsigned)strtoul(first, NULL, 10), &d) == NVML_OK;
-        else if (first[0] && by_uuid)
-            found = by_uuid(first, &d) == NVML_OK;
-        unsigned mhz = 0;
-        if (found && name(d, f.name, sizeof f.name) != NVML_OK)
-            snprintf(f.name, sizeof f.name, "unknown");
-        if (found && clock && clock(d, NVML_CLOCK_SM, &mhz) == NVML_OK)
-            f.max_clock_mhz = mhz;
-    }
-    if (shutdown)
-        shutdown();
-    dlclose(lib);
+    char first[128];
+    const unsigned shown = visible(first, sizeof first);
+    f.count = shown == ~0u ? all : (shown < all ? shown : all);
+    nvml_device d = NULL;
+    int found = 0;
+    if (!first[0] && f.count)
+        found = api->by_index(0, &d) == NVML_OK;
+    else if (first[0] >= '0' && first[0] <= '9')
+        found = api->by_index((unsigned)strtoul(first, NULL, 10), &d) == NVML_OK;
+    else if (first[0] && api->by_uuid)
+        found = api->by_uuid(first, &d) == NVML_OK;
+    unsigned mhz = 0;
+    if (found && api->name(d, f.name, sizeof f.name) != NVML_OK)
+        snprintf(f.name, sizeof f.name, "unknown");
+    if (found && api->clock && api->clock(d, NVML_CLOCK_SM, &mhz) == NVML_OK)
+        f.max_clock_mhz = mhz;
     return &f;
 }
 
@@ -96,22 +118,11 @@ int nb_gpu_given(unsigned want, unsigned minors[], char uuids[][NB_GPU_UUID_LEN]
 {
     if (want > NB_GPU_GIVEN_MAX)
         want = NB_GPU_GIVEN_MAX;
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
+    const nvml_api *api = nvml();
+    if (!api || !api->by_uuid || !api->minor || !api->uuid)
         return -1;
-    int (*init)(void) = (int (*)(void))dlsym(lib, "nvmlInit_v2");
-    int (*shutdown)(void) = (int (*)(void))dlsym(lib, "nvmlShutdown");
-    int (*count)(unsigned *) = (int (*)(unsigned *))dlsym(lib, "nvmlDeviceGetCount_v2");
-    int (*by_index)(unsigned, nvml_device *) = (int (*)(unsigned, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
-    int (*by_uuid)(const char *, nvml_device *) = (int (*)(const char *, nvml_device *))dlsym(lib, "nvmlDeviceGetHandleByUUID");
-    int (*minor)(nvml_device, unsigned *) = (int (*)(nvml_device, unsigned *))dlsym(lib, "nvmlDeviceGetMinorNumber");
-    int (*uuid)(nvml_device, char *, unsigned) = (int (*)(nvml_device, char *, unsigned))dlsym(lib, "nvmlDeviceGetUUID");
-    if (!init || !count || !by_index || !by_uuid || !minor || !uuid || init() != NVML_OK) {
-        dlclose(lib);
-        return -1;
-    }
     unsigned all = 0;
-    int found = count(&all) == NVML_OK ? 0 : -1;
+    int found = api->count(&all) == NVML_OK ? 0 : -1;
     const char *v = getenv("CUDA_VISIBLE_DEVICES");
     for (unsigned g = 0; found >= 0 && (unsigned)found < want; ++g) {
         nvml_device d = NULL;
@@ -119,7 +130,7 @@ int nb_gpu_given(unsigned want, unsigned minors[], char uuids[][NB_GPU_UUID_LEN]
         if (!v) {
             if (g >= all)
                 break;
-            if (by_index(g, &d) != NVML_OK)
+            if (api->by_index(g, &d) != NVML_OK)
                 found = -1;
         } else if (!entry_of(v, g, entry, sizeof entry)) {
             break; /* the list's end (or an empty entry, where CUDA stops too) */
@@ -128,12 +139,12 @@ int nb_gpu_given(unsigned want, unsigned minors[], char uuids[][NB_GPU_UUID_LEN]
             const unsigned long index = strtoul(entry, &end, 10);
             if (*end || index >= all)
                 break; /* CUDA stops at the first index it does not have */
-            if (by_index((unsigned)index, &d) != NVML_OK)
+            if (api->by_index((unsigned)index, &d) != NVML_OK)
                 found = -1;
-        } else if (strncmp(entry, "GPU-", 4) != 0 || by_uuid(entry, &d) != NVML_OK) {
+        } else if (strncmp(entry, "GPU-", 4) != 0 || api->by_uuid(entry, &d) != NVML_OK) {
             found = -1; /* a MIG instance, a UUID's prefix: CUDA may take it, NVML cannot say which device */
         }
-        if (found < 0 || minor(d, &minors[found]) != NVML_OK || uuid(d, uuids[found], NB_GPU_UUID_LEN) != NVML_OK) {
+        if (found < 0 || api->minor(d, &minors[found]) != NVML_OK || api->uuid(d, uuids[found], NB_GPU_UUID_LEN) != NVML_OK) {
             found = -1;
             break;
         }
@@ -146,9 +157,6 @@ int nb_gpu_given(unsigned want, unsigned minors[], char uuids[][NB_GPU_UUID_LEN]
         }
         ++found;
     }
-    if (shutdown)
-        shutdown();
-    dlclose(lib);
     return found;
 }
 

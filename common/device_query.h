@@ -1,7 +1,7 @@
-/* device_query.h: the judge's own look at the devices (the CPU's name; the GPUs, never the worker's word: NVIDIA's management library
- * through NVIDIA's management library, NVML: libnvidia-ml.so.1, which the driver installs, opened at run
- * time, so that the judge links no CUDA). What the results row says of the device, its GPU count and its
- * clock comes from here. */
+/* device_query.h: the judge's own look at the devices (the CPU's name; the GPUs, never the worker's word:
+ * NVIDIA's management library, NVML: libnvidia-ml.so.1, which the driver installs, opened at run time, so
+ * that the judge links no CUDA). What the results row says of the device, its GPU count and its clock
+ * comes from here. */
 #ifndef NB_DEVICE_QUERY_H
 #define NB_DEVICE_QUERY_H
 
