@@ -239,3 +239,11 @@ const char *nb_word_name(const nb_word *words, size_t count, int value)
             return words[k].name;
     return "?";
 }
+
+void nb_argv_add(char **argv, size_t *k, size_t cap, const char *word)
+{
+    if (*k + 1 >= cap) /* a sandbox's command line cut short would drop one of its rules: never run one */
+        nb_die(NB_EXIT_ERROR, "a command line of more than %zu words (raise its bound): '%s' and after left out",
+               cap - 1, word);
+    argv[(*k)++] = (char *)word;
+}

@@ -57,6 +57,9 @@ const char *nb_word_name(const nb_word *words, size_t count, int value);
 /* "1.5 GiB" style size, into buf. */
 const char *nb_format_bytes(uint64_t bytes, char *buf, size_t len);
 
+/* argv[(*k)++] = word, the NULL after it still in argv's `cap` slots; past that, one line and exit 2. */
+void nb_argv_add(char **argv, size_t *k, size_t cap, const char *word);
+
 #ifdef __cplusplus
 }
 #endif

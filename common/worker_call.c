@@ -120,12 +120,6 @@ static char **worker_environment(int sandboxed, nb_sandbox_mode mode, const char
 
 /* ---- the sandbox -------------------------------------------------------------------------- */
 
-static void add(char **argv, size_t *k, const char *a)
-{
-    if (*k + 1 < MAX_ARGV)
-        argv[(*k)++] = (char *)a;
-}
-
 size_t nb_sandbox_gpu_files(const char *const *paths, size_t n, const unsigned *minors, size_t count,
                             const char **keep)
 {
@@ -169,11 +163,11 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
 {
     static char size[32];
     snprintf(size, sizeof size, "%zu", spec->tmp_bytes ? spec->tmp_bytes : (size_t)256 << 20);
-    add(argv, k, "--ro-bind");
-    add(argv, k, "/");
-    add(argv, k, "/");
-    add(argv, k, "--dev");
-    add(argv, k, "/dev");
+    nb_argv_add(argv, k, MAX_ARGV, "--ro-bind");
+    nb_argv_add(argv, k, MAX_ARGV, "/");
+    nb_argv_add(argv, k, MAX_ARGV, "/");
+    nb_argv_add(argv, k, MAX_ARGV, "--dev");
+    nb_argv_add(argv, k, MAX_ARGV, "/dev");
     static glob_t gpus;
     static const char *bound[MAX_ARGV / 3];
     static size_t bind = 0;
@@ -187,20 +181,20 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
                                     given->found > 0 ? (size_t)given->found : 0, bound);
     }
     for (size_t g = 0; g < bind; ++g) {
-        add(argv, k, "--dev-bind");
-        add(argv, k, bound[g]);
-        add(argv, k, bound[g]);
+        nb_argv_add(argv, k, MAX_ARGV, "--dev-bind");
+        nb_argv_add(argv, k, MAX_ARGV, bound[g]);
+        nb_argv_add(argv, k, MAX_ARGV, bound[g]);
     }
-    add(argv, k, "--proc");
-    add(argv, k, "/proc");
-    add(argv, k, "--size");
-    add(argv, k, size);
-    add(argv, k, "--tmpfs");
-    add(argv, k, "/tmp");
-    add(argv, k, "--size");
-    add(argv, k, size);
-    add(argv, k, "--tmpfs");
-    add(argv, k, "/dev/shm");
+    nb_argv_add(argv, k, MAX_ARGV, "--proc");
+    nb_argv_add(argv, k, MAX_ARGV, "/proc");
+    nb_argv_add(argv, k, MAX_ARGV, "--size");
+    nb_argv_add(argv, k, MAX_ARGV, size);
+    nb_argv_add(argv, k, MAX_ARGV, "--tmpfs");
+    nb_argv_add(argv, k, MAX_ARGV, "/tmp");
+    nb_argv_add(argv, k, MAX_ARGV, "--size");
+    nb_argv_add(argv, k, MAX_ARGV, size);
+    nb_argv_add(argv, k, MAX_ARGV, "--tmpfs");
+    nb_argv_add(argv, k, MAX_ARGV, "/dev/shm");
     /* Then the hidden folders (empty, small, read-only), a parent before what it holds. A hidden folder
      * inside another is hidden with it. */
     const char *mount[NB_SANDBOX_HIDDEN_MAX];
@@ -222,35 +216,35 @@ static void sandbox_argv(char **argv, size_t *k, const nb_worker_spec *spec, con
             mount[b - 1] = t;
         }
     for (int m = 0; m < n; ++m) {
-        add(argv, k, "--size");
-        add(argv, k, "65536");
-        add(argv, k, "--tmpfs");
-        add(argv, k, mount[m]);
+        nb_argv_add(argv, k, MAX_ARGV, "--size");
+        nb_argv_add(argv, k, MAX_ARGV, "65536");
+        nb_argv_add(argv, k, MAX_ARGV, "--tmpfs");
+        nb_argv_add(argv, k, MAX_ARGV, mount[m]);
     }
     for (int m = 0; m < n; ++m) {
-        add(argv, k, "--remount-ro");
-        add(argv, k, mount[m]);
+        nb_argv_add(argv, k, MAX_ARGV, "--remount-ro");
+        nb_argv_add(argv, k, MAX_ARGV, mount[m]);
     }
     /* The program, a copy bwrap reads from descriptor 3 (start_program opens it): not a bind of the file
      * or its folder, whose real path (the race check's ".../race/...-O0-worker") /proc/self/mountinfo
      * would show. Nothing else of its folder is needed: the worker loads nothing from beside itself. */
     if (copy_program) {
-        add(argv, k, "--perms");
-        add(argv, k, "0555");
-        add(argv, k, "--ro-bind-data");
-        add(argv, k, "3");
+        nb_argv_add(argv, k, MAX_ARGV, "--perms");
+        nb_argv_add(argv, k, MAX_ARGV, "0555");
+        nb_argv_add(argv, k, MAX_ARGV, "--ro-bind-data");
+        nb_argv_add(argv, k, MAX_ARGV, "3");
     } else { /* no room to copy it: the file bound there, its real path then seen in mountinfo */
-        add(argv, k, "--ro-bind");
-        add(argv, k, spec->program);
+        nb_argv_add(argv, k, MAX_ARGV, "--ro-bind");
+        nb_argv_add(argv, k, MAX_ARGV, spec->program);
     }
-    add(argv, k, NB_SANDBOX_PROGRAM);
-    add(argv, k, "--ro-bind");
-    add(argv, k, call_dir);
-    add(argv, k, "/tmp/nb-call");
+    nb_argv_add(argv, k, MAX_ARGV, NB_SANDBOX_PROGRAM);
+    nb_argv_add(argv, k, MAX_ARGV, "--ro-bind");
+    nb_argv_add(argv, k, MAX_ARGV, call_dir);
+    nb_argv_add(argv, k, MAX_ARGV, "/tmp/nb-call");
     static const char *const rest[] = {"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                                        "--chdir", "/tmp", "--"};
     for (size_t r = 0; r < sizeof rest / sizeof rest[0]; ++r)
-        add(argv, k, rest[r]);
+        nb_argv_add(argv, k, MAX_ARGV, rest[r]);
 }
 
 /* Start argv with env; stdin from /dev/null, descriptors 0-2 alone (and `fd3` opened as descriptor 3, for
@@ -304,12 +298,12 @@ int nb_sandbox_available(char *why, size_t len)
         } else {
             char *argv[MAX_ARGV];
             size_t k = 0;
-            add(argv, &k, bwrap);
+            nb_argv_add(argv, &k, MAX_ARGV, bwrap);
             static const char *const probe[] = {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                                                 "--tmpfs", "/tmp", "--unshare-all", "--die-with-parent",
                                                 "--new-session", "--cap-drop", "ALL", "--", "true"};
             for (size_t p = 0; p < sizeof probe / sizeof probe[0]; ++p)
-                add(argv, &k, probe[p]);
+                nb_argv_add(argv, &k, MAX_ARGV, probe[p]);
             argv[k] = NULL;
             int status = -1;
             char said[160] = "";
@@ -433,7 +427,7 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
     const int copy_program = sandboxed && program_copies(spec->program, &spec->limits);
     if (sandboxed) {
         find_program("bwrap", bwrap, sizeof bwrap);
-        add(argv, &k, bwrap);
+        nb_argv_add(argv, &k, MAX_ARGV, bwrap);
         sandbox_argv(argv, &k, spec, w->dir, given, copy_program);
     }
     if (spec->ranks) {
@@ -443,25 +437,26 @@ int nb_worker_start(nb_worker *w, const nb_worker_spec *spec, double limit_s)
             return NB_EXIT_ERROR;
         }
         snprintf(ranks, sizeof ranks, "%u", spec->ranks);
-        add(argv, &k, sandboxed ? "mpirun" : mpirun);
-        add(argv, &k, "-np");
-        add(argv, &k, ranks);
-        add(argv, &k, "--quiet"); /* the ranks' own lines, without mpirun's banners */
+        nb_argv_add(argv, &k, MAX_ARGV, sandboxed ? "mpirun" : mpirun);
+        nb_argv_add(argv, &k, MAX_ARGV, "-np");
+        nb_argv_add(argv, &k, MAX_ARGV, ranks);
+        nb_argv_add(argv, &k, MAX_ARGV, "--quiet"); /* the ranks' own lines, without mpirun's banners */
         if (geteuid() == 0)
-            add(argv, &k, "--allow-run-as-root");
+            nb_argv_add(argv, &k, MAX_ARGV, "--allow-run-as-root");
         const long cores = sysconf(_SC_NPROCESSORS_ONLN);
         if (cores > 0 && (unsigned long)cores < spec->ranks)
-            add(argv, &k, "--oversubscribe");
+            nb_argv_add(argv, &k, MAX_ARGV, "--oversubscribe");
     }
     static char wrap[1024];
     if (spec->wrapper) { /* a test's way in: its words, split at spaces, before the worker */
         snprintf(wrap, sizeof wrap, "%s", spec->wrapper);
         for (char *word = strtok(wrap, " "); word; word = strtok(NULL, " "))
-            add(argv, &k, word);
+            nb_argv_add(argv, &k, MAX_ARGV, word);
     }
-    add(argv, &k, sandboxed ? NB_SANDBOX_PROGRAM : spec->program); /* unsandboxed: nothing hides its path anyway */
-    add(argv, &k, "--call");
-    add(argv, &k, sandboxed ? "/tmp/nb-call" : w->dir);
+    /* unsandboxed: nothing hides its path anyway */
+    nb_argv_add(argv, &k, MAX_ARGV, sandboxed ? NB_SANDBOX_PROGRAM : spec->program);
+    nb_argv_add(argv, &k, MAX_ARGV, "--call");
+    nb_argv_add(argv, &k, MAX_ARGV, sandboxed ? "/tmp/nb-call" : w->dir);
     argv[k] = NULL;
     if (sandboxed && spec->ranks) /* inside, mpirun is found on the worker's PATH */
         for (size_t j = 0; j < k; ++j)

@@ -30,12 +30,6 @@
 #define BUILD_CPU_S 3600             /* CPU seconds, every compiler process together */
 #define MAX_BOX_ARGV 96
 
-static void add(char **argv, size_t *k, const char *a)
-{
-    if (*k + 1 < MAX_BOX_ARGV)
-        argv[(*k)++] = (char *)a;
-}
-
 /* bubblewrap's words for the build of a step, before the command; 0 where no sandbox runs here. */
 static size_t box_words(const grader *g, char **argv, char *build_abs, char *cwd, char *cache_abs)
 {
@@ -57,26 +51,26 @@ static size_t box_words(const grader *g, char **argv, char *build_abs, char *cwd
     if (!found[0])
         return 0;
     size_t k = 0;
-    add(argv, &k, found);
+    nb_argv_add(argv, &k, MAX_BOX_ARGV, found);
     static const char *const head[] = {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--size",
                                        BUILD_TMP_BYTES, "--tmpfs", "/tmp"};
     for (size_t h = 0; h < sizeof head / sizeof head[0]; ++h)
-        add(argv, &k, head[h]);
+        nb_argv_add(argv, &k, MAX_BOX_ARGV, head[h]);
     static glob_t gpus; /* nvidia-smi tells make the GPU's architecture */
     static int globbed;
     if (!globbed++)
         glob("/dev/nvidia*", 0, NULL, &gpus);
     for (size_t d = 0; d < gpus.gl_pathc; ++d) {
-        add(argv, &k, "--dev-bind");
-        add(argv, &k, gpus.gl_pathv[d]);
-        add(argv, &k, gpus.gl_pathv[d]);
+        nb_argv_add(argv, &k, MAX_BOX_ARGV, "--dev-bind");
+        nb_argv_add(argv, &k, MAX_BOX_ARGV, gpus.gl_pathv[d]);
+        nb_argv_add(argv, &k, MAX_BOX_ARGV, gpus.gl_pathv[d]);
     }
-    add(argv, &k, "--ro-bind"); /* the lab again, where it lies under /tmp */
-    add(argv, &k, cwd);
-    add(argv, &k, cwd);
-    add(argv, &k, "--bind");
-    add(argv, &k, build_abs);
-    add(argv, &k, build_abs);
+    nb_argv_add(argv, &k, MAX_BOX_ARGV, "--ro-bind"); /* the lab again, where it lies under /tmp */
+    nb_argv_add(argv, &k, MAX_BOX_ARGV, cwd);
+    nb_argv_add(argv, &k, MAX_BOX_ARGV, cwd);
+    nb_argv_add(argv, &k, MAX_BOX_ARGV, "--bind");
+    nb_argv_add(argv, &k, MAX_BOX_ARGV, build_abs);
+    nb_argv_add(argv, &k, MAX_BOX_ARGV, build_abs);
     const char *hide[4] = {o->out_abs, realpath(o->ref_cache, cache_abs) ? cache_abs : NULL, o->hide[0], o->hide[1]};
     int hidden[4] = {0, 0, 0, 0};
     for (int h = 0; h < 4; ++h) { /* each an empty folder; one inside another is hidden with it */
@@ -88,23 +82,23 @@ static size_t box_words(const grader *g, char **argv, char *build_abs, char *cwd
         }
         hidden[h] = hide[h] && hide[h][0] == '/' && !inside && stat(hide[h], &st) == 0 && S_ISDIR(st.st_mode);
         if (hidden[h]) {
-            add(argv, &k, "--size");
-            add(argv, &k, "65536");
-            add(argv, &k, "--tmpfs");
-            add(argv, &k, hide[h]);
+            nb_argv_add(argv, &k, MAX_BOX_ARGV, "--size");
+            nb_argv_add(argv, &k, MAX_BOX_ARGV, "65536");
+            nb_argv_add(argv, &k, MAX_BOX_ARGV, "--tmpfs");
+            nb_argv_add(argv, &k, MAX_BOX_ARGV, hide[h]);
         }
     }
     for (int h = 0; h < 4; ++h)
         if (hidden[h]) {
-            add(argv, &k, "--remount-ro");
-            add(argv, &k, hide[h]);
+            nb_argv_add(argv, &k, MAX_BOX_ARGV, "--remount-ro");
+            nb_argv_add(argv, &k, MAX_BOX_ARGV, hide[h]);
         }
     static const char *const tail[] = {"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"};
     for (size_t t = 0; t < sizeof tail / sizeof tail[0]; ++t)
-        add(argv, &k, tail[t]);
-    add(argv, &k, "--chdir");
-    add(argv, &k, cwd);
-    add(argv, &k, "--");
+        nb_argv_add(argv, &k, MAX_BOX_ARGV, tail[t]);
+    nb_argv_add(argv, &k, MAX_BOX_ARGV, "--chdir");
+    nb_argv_add(argv, &k, MAX_BOX_ARGV, cwd);
+    nb_argv_add(argv, &k, MAX_BOX_ARGV, "--");
     return k;
 }
 
