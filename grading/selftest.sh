@@ -361,14 +361,25 @@ cheats() {
         case $expect in
         HONEST | NOGAIN)
             if [ "$got" = PASS ]; then
-                # Over the room: the honest step again, in case the machine was busier then; its faster run counts.
+                # Over the room: both again, the honest step in case the machine was busier then (its faster run
+                # counts), the cheat in case it was idler (its slower run counts): a real gain shows in both runs,
+                # one lucky 45 ms run on a 2-core machine (1.4 x, on 8186f30's CI) in one only.
+                local again again_gint again_note=""
                 if [ -n "$gint" ] && [ -n "${honest_gint[$id]:-}" ] && faster "$gint" "${honest_gint[$id]}" "$CHEAT_ROOM"; then
                     honest_speed "$id"
+                    IFS='|' read -r again _ again_gint _ <<< "$(grade_cheat "$id" "$name" "$dir" "$bin")"
+                    [ "$name" = writes-grader-files ] && sleep 3
+                    if [ "$again" != PASS ]; then
+                        wrong="PASS, then ${again:-no verdict} when graded again"
+                    elif [ -n "$again_gint" ] && faster "$gint" "$again_gint" 1; then
+                        again_note="; its first run $gint"
+                        gint=$again_gint
+                    fi
                 fi
                 if [ -z "$gint" ] || [ -z "${honest_gint[$id]:-}" ] || faster "$gint" "${honest_gint[$id]}" "$CHEAT_ROOM"; then
-                    wrong="PASS at ${gint:-no} G interactions/s, over $CHEAT_ROOM x the honest step's ${honest_gint[$id]:-?}"
+                    wrong="${wrong:+$wrong; }PASS at ${gint:-no} G interactions/s, over $CHEAT_ROOM x the honest step's ${honest_gint[$id]:-?}"
                 fi
-                why="PASS at $gint G interactions/s (honest: ${honest_gint[$id]:-?})"
+                why="PASS at $gint G interactions/s (honest: ${honest_gint[$id]:-?}$again_note)"
             elif [ "$expect" = NOGAIN ] && [ "$got" = FAIL ]; then
                 got=NOGAIN
             fi
