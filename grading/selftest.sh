@@ -356,8 +356,7 @@ cheats() {
         sum_before=$(lab_sum)
         IFS='|' read -r got why gint secs row_gpus <<< "$(grade_cheat "$id" "$name" "$dir" "$bin")"
         [ "$name" = writes-grader-files ] && sleep 3 # its process of its own would write two seconds later
-        sum_after=$(lab_sum)
-        local shown=$expect wrong=""
+        local shown=$expect wrong="" forged=""
         case $expect in
         HONEST | NOGAIN)
             if [ "$got" = PASS ]; then
@@ -367,6 +366,7 @@ cheats() {
                 local again again_gint again_note=""
                 if [ -n "$gint" ] && [ -n "${honest_gint[$id]:-}" ] && faster "$gint" "${honest_gint[$id]}" "$CHEAT_ROOM"; then
                     honest_speed "$id"
+                    grep -rqs 'forged-by-a-cheat' "$dir/grade"/*.csv && forged=1 # the second grade clears them
                     IFS='|' read -r again _ again_gint _ <<< "$(grade_cheat "$id" "$name" "$dir" "$bin")"
                     [ "$name" = writes-grader-files ] && sleep 3
                     if [ "$again" != PASS ]; then
@@ -387,8 +387,9 @@ cheats() {
             [ "$expect" = NOGAIN ] && [ "$got" = PASS ] && got=NOGAIN
             ;;
         esac
+        sum_after=$(lab_sum) # after every grade of it
         [ "$sum_before" = "$sum_after" ] || wrong="the lab's files changed while it was graded${wrong:+; $wrong}"
-        if grep -rqs 'forged-by-a-cheat' "$dir/grade"/*.csv "$BUILD/grade"/*.csv 2>/dev/null; then
+        if [ -n "$forged" ] || grep -rqs 'forged-by-a-cheat' "$dir/grade"/*.csv "$BUILD/grade"/*.csv 2>/dev/null; then
             wrong="a forged row reached the grader's CSV files${wrong:+; $wrong}"
         fi
         [ "$name" = never-returns ] && [ "${secs:-0}" -gt 180 ] && wrong="it cost ${secs} s, not a few minutes at most"
