@@ -49,7 +49,9 @@ slurm_states() {
         timeout 30 squeue -h -j "$1" 2>&1 | grep -q 'Invalid job id' && return 0
         return 1
     fi
+    # An empty squeue (the job ended) is one empty line through <<<: no line, no job, never "=1".
     awk '
+        NF < 2 { next }
         { n = 1
           if (match($2, /\[[^]]*\]/)) {
               r = substr($2, RSTART + 1, RLENGTH - 2); sub(/%.*/, "", r); n = 0
