@@ -3,7 +3,8 @@
 # (tests/slurm/cluster.sh: munged, slurmctld, slurmd as root, in a temp folder), then checks
 #   0. lab.conf, read as data, becomes the job's sbatch options (a dry run of grading/slurm-grade.sh)
 #   1. make grade through Slurm: step 01 forced to the cluster (SLURM_GRADE_STEPS), step 00 graded here;
-#      the job's rows come back into the grade folder (grading/slurm-grade.sh)
+#      the job's rows come back into the grade folder (grading/slurm-grade.sh); make ends within a
+#      minute of the job (checks 1 and 3: a runner that misses a job's end waits out MinJobAge)
 #   2. Ctrl-C on such a make grade cancels its job (scancel), and make ends non-zero
 #   3. make grade-class CLASS_RUNNER=slurm: four synthetic submissions in a job array of two tasks,
 #      every student's verdicts in class.csv (grading/class/slurm-array.sh)
@@ -40,6 +41,10 @@ say() { echo "$1 slurm: $2"; [ "$1" = PASS ] || { failed=1; [ -n "${3:-}" ] && t
 csv_cell() {
     awk -F, -v s="$2" -v want="$3" 'NR == 1 { for (k = 1; k <= NF; ++k) c[$k] = k; next } $c["step"] == s { v = $c[want] } END { print v }' "$1"
 }
+# since FILE...: seconds since the newest of FILE... was written. A job's last write against make's end:
+# a runner that missed its end waits until slurmctld forgets the job (MinJobAge, 300 s: cluster.sh).
+since() { local t; t=$(stat -c %Y "$@" 2>/dev/null | sort -n | tail -n 1); echo $(($(date +%s) - ${t:-0})); }
+prompt=60
 
 # 0. lab.conf to sbatch options, as data: a dry run prints the job script for step 11 (mpi:2) unsubmitted.
 printf '%s\n' '# a lab' 'SLURM_PARTITION=gpu-a' 'SLURM_ACCOUNT=$(touch '"$tmp"'/ran)' 'SLURM_ACCOUNT=class42' \
@@ -70,15 +75,16 @@ knobs=(BUILD="$build" GRADE_CHECK_N="1 31" GRADE_N=1024)
 grade=$tmp/grade
 SLURM_GRADE_STEPS=01 timeout 600 "$mk" --no-print-directory "${knobs[@]}" grade STEPS="00 01" GRADE_DIR="$grade" > "$tmp/grade.log" 2>&1
 rc=$?
+late=$(since "$grade"/slurm/*/status)
 job=$(sed -n 's/^slurm-grade: job \([0-9]*\) grades.*/\1/p' "$tmp/grade.log")
-if [ "$rc" = 0 ] && [ -n "$job" ] && [ "$(csv_cell "$grade/verdicts.csv" 00 verdict)" = PASS ] &&
+if [ "$rc" = 0 ] && [ -n "$job" ] && [ "$late" -lt "$prompt" ] && [ "$(csv_cell "$grade/verdicts.csv" 00 verdict)" = PASS ] &&
     [ "$(csv_cell "$grade/verdicts.csv" 01 verdict)" = PASS ] &&
     [ -n "$(csv_cell "$grade/results.csv" 00 pass)" ] && [ -n "$(csv_cell "$grade/results.csv" 01 pass)" ] &&
     grep -qE '^01 +step01_omp +PASS' "$tmp/grade.log" && grep -q 'slurm-grade: job .*RUNNING' "$tmp/grade.log" &&
     [ -x "$build/slurm-node/bin/step01_omp" ]; then
-    say PASS "make grade: step 00 here, step 01 by Slurm job $job (progress shown, its table printed, its rows merged by step)"
+    say PASS "make grade: step 00 here, step 01 by Slurm job $job (progress shown, its table printed, its rows merged by step; make ended $late s after the job)"
 else
-    say FAIL "make grade through Slurm: status $rc, job '${job}' ($tmp/grade.log, last lines:)" "$tmp/grade.log"
+    say FAIL "make grade through Slurm: status $rc, job '${job}', make ended $late s after the job (under $prompt wanted) ($tmp/grade.log, last lines:)" "$tmp/grade.log"
     for f in "$grade"/slurm/*/job.out; do [ -f "$f" ] && { echo "---- $f"; tail -n 20 "$f"; }; done
     slurm_logs
 fi
@@ -128,13 +134,14 @@ else
     CLASS_PER_TASK=2 CLASS_STEPS="00 01" timeout 900 "$mk" --no-print-directory "${knobs[@]}" grade-class CLASS_RUNNER=slurm \
         SUBMISSIONS="$subs" OUT="$tmp/class" > "$tmp/class.log" 2>&1
     rc=$?
+    late=$(since "$tmp"/class/slurm/task-*.done)
     got=$(awk -F, 'NR > 1 { printf "%s/%s=%s ", $1, $2, $3 }' "$tmp/class/class.csv" 2>/dev/null)
     want="alice/00=PASS alice/01=PASS bob/00=FAIL bob/01=TODO carol/00=FAIL carol/01=PASS dave/00=TODO dave/01=TODO "
     if [ "$rc" = 0 ] && [ "$got" = "$want" ] && grep -q 'array=0-1' "$tmp/class.log" &&
-        grep -q 'done 2 of 2 task(s)' "$tmp/class.log"; then
-        say PASS "grade-class CLASS_RUNNER=slurm: 4 submissions in an array of 2 tasks, every verdict as expected"
+        grep -q 'done 2 of 2 task(s)' "$tmp/class.log" && [ "$late" -lt "$prompt" ]; then
+        say PASS "grade-class CLASS_RUNNER=slurm: 4 submissions in an array of 2 tasks, every verdict as expected (ended $late s after its last task)"
     else
-        say FAIL "grade-class CLASS_RUNNER=slurm: status $rc, verdicts '$got' (want '$want') ($tmp/class.log)" "$tmp/class.log"
+        say FAIL "grade-class CLASS_RUNNER=slurm: status $rc, verdicts '$got' (want '$want'), ended $late s after its last task (under $prompt wanted) ($tmp/class.log)" "$tmp/class.log"
     fi
 fi
 
