@@ -6,8 +6,9 @@
  * the tree is rebuilt from the drifted bodies (or, for REFIT_PERCENT % or fewer active, refitted: the last
  * build's order and shape, the moments and boxes summed again), the walk runs for the active bodies only
  * (a compacted list, still in Morton order so a warp's 32 stay neighbours; for SPREAD_ACTIVE or fewer, fewer
- * bodies a warp, down to FEWEST_A_WARP, so that about GROUP_WARPS warps walk), and when so few are active that the GPU
- * would idle, SMALL_ACTIVE or fewer, the tree is skipped for a direct sum, the bodies cut into chunks.
+ * bodies a warp, down to FEWEST_A_WARP, so that about GROUP_WARPS groups walk, a block's warps together on
+ * each), and when so few are active that the GPU would idle, SMALL_ACTIVE or fewer, the tree is skipped for
+ * a direct sum, the bodies cut into chunks.
  * A body may go finer at the start of any of its own steps, when it is synchronised with every finer
  * level (to at most K), and coarser only at the start of a dt_max step, when every body is. --levels 1
  * (the default) is step12, kick for kick.
@@ -55,6 +56,9 @@
 #endif
 #ifndef FEWEST_A_WARP /* ... but not fewer than this: walks of one or two bodies a warp add up to more work than the */
 #define FEWEST_A_WARP 4 /* chains of rounds they shorten save (report/REPORT.md, "The finest level capped") */
+#endif
+#ifndef WHOLE_BLOCK_WALKS /* SPREAD_ACTIVE or fewer (not all): a block's warps walk a group, one stack (0: a warp) */
+#define WHOLE_BLOCK_WALKS 1
 #endif
 #ifndef GROUPS_SUMMED /* a substep's moments: a node of LEAF_BODIES or fewer summed from its bodies (0: climbed) */
 #define GROUPS_SUMMED 1
@@ -543,25 +547,30 @@ __device__ __forceinline__ void sum_bodies_if_full(const float4 *b, int *count, 
  * group of 32 neighbours in the sorted order; or, for a few active bodies, 32 / `lanes` of them a warp, each
  * shared by `lanes` lanes (a few warps of deep bodies, each walk long, would leave the GPU idle: a walk is a
  * chain of rounds, and fewer bodies a warp means more chains at once). The warp walks the tree 32 nodes a
- * round, one per lane. A node is opened if any body of the group is within its opening distance or inside
- * its box (step10's rule, so the error is step10's walk's): the group's box answers first, and only a node
- * the box would open is checked body by body. Far nodes and the bodies of opened small nodes (at most
+ * round, one per lane; or (`whole`, for those few) the block's warps walk one group together, BLOCK nodes a
+ * round from one stack (down to a quarter of the rounds), each warp keeping its own lists and sums, added at the end.
+ * A node is opened if any body of the group is within its opening distance or inside its box (step10's
+ * rule, so the error is step10's walk's): the group's box answers first, and only a node the box would open
+ * is checked body by body. Far nodes and the bodies of opened small nodes (at most
  * LEAF_BODIES) go into two lists in shared memory; once a list holds 32 entries, every lane sums it for its
  * own body (or its share of it), each entry read once for the whole warp. Given: not yours. */
 __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 *child, const int2 *range,
                                                   const float4 *com, const float4 *quad, const float2 *quad2,
                                                   const float4 *lo, const float4 *hi, const int *sorted_ids, int n,
-                                                  const int *active, int count, int lanes, float eps2,
-                                                  float4 *acc, int *overflow)
+                                                  const int *active, int count, int lanes, bool whole,
+                                                  float eps2, float4 *acc, int *overflow)
 {
-    __shared__ int stack[WARPS][STACK_SLOTS];
+    __shared__ int stacks[WARPS * STACK_SLOTS]; /* a stack a warp, or (whole) one for the block */
     __shared__ float4 cell_c[WARPS][LIST], cell_q[WARPS][LIST], body[WARPS][LIST];
     __shared__ float2 cell_q2[WARPS][LIST];
     __shared__ float4 group[WARPS][32]; /* the warp's bodies */
+    __shared__ int splits[WARPS];      /* whole: the nodes each warp opened this round */
+    __shared__ float4 part[WARPS][32]; /* whole: each warp's sums for the group */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int per = 32 / lanes, mine_of = lane % per, stripe = lane / per; /* bodies a warp; this lane's; its share */
-    const int lead = ((blockIdx.x * BLOCK + threadIdx.x) >> 5) * per, k = lead + mine_of; /* lead: the warp's first */
-    if (lead >= count) /* the whole warp is past the last active body */
+    const int walk = whole ? blockIdx.x : (blockIdx.x * BLOCK + threadIdx.x) >> 5; /* which group */
+    const int lead = walk * per, k = lead + mine_of; /* lead: the group's first */
+    if (lead >= count) /* the whole warp (whole: block) is past the last active body */
         return;
     const bool valid = k < count;
     const int self = active ? active[valid ? k : count - 1] : (valid ? k : n - 1); /* its sorted position */
@@ -578,16 +587,20 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
     }
     const unsigned below = (1u << lane) - 1u; /* the lanes before this one */
     float ax = 0.0f, ay = 0.0f, az = 0.0f, aw = 0.0f; /* aw: CRITERION_SUM's rate */
+    int *stack = whole ? stacks : stacks + warp * STACK_SLOTS;
+    const int slots = whole ? WARPS * STACK_SLOTS : STACK_SLOTS, most = whole ? BLOCK : 32; /* most: a round's take */
+    const int first = whole ? warp * 32 : 0; /* this warp's first of a round's take */
     int top = 1, cells = 0, bodies = 0;
-    if (lane == 0)
-        stack[warp][0] = n > 1 ? 0 : LEAF(0);
+    if (lane == 0 && first == 0)
+        stack[0] = n > 1 ? 0 : LEAF(0);
+    if (whole)
+        __syncthreads();
     __syncwarp();
-    while (top > 0) {
-        const int take = min(top, max(1, min(32, STACK_SLOTS - STACK_SPARE - top)));
-        const bool mine = lane < take;
-        const int node = mine ? stack[warp][top - 1 - lane] : 0;
+    while (top > 0) { /* whole: top is the block's, the same in every warp, so every warp meets every barrier */
+        const int take = min(top, max(1, min(most, slots - STACK_SPARE - top)));
+        const bool mine = first + lane < take;
+        const int node = mine ? stack[top - 1 - first - lane] : 0;
         top -= take;
-        __syncwarp(); /* every lane has read its slot before any is written again */
         bool far = false, split = false, few = false;
         float4 c = make_float4(0.0f, 0.0f, 0.0f, 0.0f), q = c;
         float2 q2 = make_float2(0.0f, 0.0f);
@@ -640,17 +653,31 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
             body[warp][bodies + __popc(vote & below)] = pos[BODY_OF(node)];
         bodies += __popc(vote);
         vote = __ballot_sync(FULL_MASK, split);
-        if (top + 2 * __popc(vote) > STACK_SLOTS) { /* never expected: see STACK_SPARE */
+        int base = top, pushed = 2 * __popc(vote); /* where this warp's pushes go; how many the round's are */
+        if (whole) { /* the warps' pushes placed in warp order, so a walk's order (and its sums' bits) repeat */
+            if (lane == 0)
+                splits[warp] = __popc(vote);
+            __syncthreads(); /* every slot read, every warp's count written */
+            pushed = 0;
+            for (int w = 0; w < WARPS; ++w) {
+                base += w < warp ? 2 * splits[w] : 0;
+                pushed += 2 * splits[w];
+            }
+        }
+        __syncwarp(); /* every lane has read its slot before any is written again */
+        if (top + pushed > slots) { /* never expected: see STACK_SPARE */
             if (lane == 0)
                 atomicExch(overflow, 1);
             break;
         }
         if (split) {
-            const int slot = top + 2 * __popc(vote & below);
-            stack[warp][slot] = ch.y;
-            stack[warp][slot + 1] = ch.x;
+            const int slot = base + 2 * __popc(vote & below);
+            stack[slot] = ch.y;
+            stack[slot + 1] = ch.x;
         }
-        top += 2 * __popc(vote);
+        top += pushed;
+        if (whole)
+            __syncthreads(); /* the pushes seen by every warp; splits free for the next round */
         __syncwarp();
         if (cells >= 32) {
             sum_cells(cell_c[warp], cell_q[warp], cell_q2[warp], cells, p, eps2, lanes, stripe, &ax, &ay, &az, &aw);
@@ -679,6 +706,20 @@ __global__ void __launch_bounds__(BLOCK) traverse(const float4 *pos, const int2 
         az += __shfl_xor_sync(FULL_MASK, az, off);
         if (WITH_RATE)
             aw += __shfl_xor_sync(FULL_MASK, aw, off);
+    }
+    if (whole) { /* the warps' sums for the group, added in warp order */
+        if (stripe == 0)
+            part[warp][mine_of] = make_float4(ax, ay, az, aw);
+        __syncthreads();
+        if (warp > 0)
+            return;
+        if (stripe == 0)
+            for (int w = 1; w < WARPS; ++w) {
+                ax += part[w][mine_of].x;
+                ay += part[w][mine_of].y;
+                az += part[w][mine_of].z;
+                aw += part[w][mine_of].w;
+            }
     }
     if (valid && stripe == 0)
         acc[sorted_ids[self]] = make_float4(ax, ay, az, WITH_RATE ? aw : 0.0f);
@@ -1044,10 +1085,11 @@ static void tree_forces(tree *t, const nbd_soa *b, int sys, int n, float inv_the
     int per = 32; /* bodies a warp: 32, or for a few (SPREAD_ACTIVE) as many as give about GROUP_WARPS warps */
     while (count < n && count <= SPREAD_ACTIVE && per > FEWEST_A_WARP && (size_t)count < (size_t)per * GROUP_WARPS)
         per >>= 1;
-    const size_t warps = ((size_t)count + per - 1) / per;
-    traverse<<<blocks_for(warps * 32), BLOCK>>>(t->pos, child, range, t->com, t->quad, t->quad2, t->lo, t->hi,
-                                                 sorted_ids, n, active, count, 32 / per, eps2, acc + offset,
-                                                 t->overflow);
+    const size_t groups = ((size_t)count + per - 1) / per;
+    const bool whole = WHOLE_BLOCK_WALKS && count < n && count <= SPREAD_ACTIVE; /* a block a group */
+    traverse<<<whole ? (unsigned)groups : blocks_for(groups * 32), BLOCK>>>(
+        t->pos, child, range, t->com, t->quad, t->quad2, t->lo, t->hi, sorted_ids, n, active, count, 32 / per, whole,
+        eps2, acc + offset, t->overflow);
     NB_LAUNCH();
 }
 
