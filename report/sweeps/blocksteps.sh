@@ -12,9 +12,10 @@
 #   half its own step back (start_of, report/tools/stagger), so that all start from the same bodies.
 #   time     N = 1048576, t = 0..1: step12 over dt, step13 over eta (dt_max 1/BS_DTMAX, BS_LEVELS levels)
 #   levels   the level histogram and each level's cost (a -DLEVEL_REPORT build, at 1 M and 8 M)
-#   deep     the two savings on the few-body substeps, one at a time: the tree rebuilt and a warp per 32
+#   deep     the savings on the few-body substeps, one at a time: the tree rebuilt and a warp per 32
 #            active bodies (REFIT_PERCENT=0 SPREAD_ACTIVE=0), refitted (SPREAD_ACTIVE=0), refitted and fewer
-#            bodies a warp (the step: FEWEST_A_WARP to 32, GROUP_WARPS); each level's cost at 1 M and the energy error at BS_ENERGY_N, at eta
+#            bodies a warp (FEWEST_A_WARP to 32, GROUP_WARPS; WHOLE_BLOCK_WALKS=0), and each group walked by a
+#            whole block (the step); each level's cost at 1 M and the energy error at BS_ENERGY_N, at eta
 #            BS_DEEP_ETA (0.1)
 #   small    where the small-active-set path pays: SMALL_ACTIVE=0 (always the tree) against a build that
 #            always takes the direct sum for a partial set, per substep's active count
@@ -81,9 +82,10 @@ variant() { echo "$(vdir "$1")/bin/step13_block_steps"; }
 say "build (commit ${COMMIT:-unknown})"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader
 # The variants: label and STEP_DEFS (several flags are one make word).
-labels=(report planted-kick planted-level tree-only direct-only rebuild-group refit-group)
+labels=(report planted-kick planted-level tree-only direct-only rebuild-group refit-group warp-group)
 defs=("-DLEVEL_REPORT" "-DPLANT_MISSED_KICK" "-DPLANT_LEVEL_OFF_BY_ONE" "-DLEVEL_REPORT -DSMALL_ACTIVE=0"
-    "-DLEVEL_REPORT -DSMALL_ACTIVE=1073741824" "-DLEVEL_REPORT -DREFIT_PERCENT=0 -DSPREAD_ACTIVE=0" "-DLEVEL_REPORT -DSPREAD_ACTIVE=0")
+    "-DLEVEL_REPORT -DSMALL_ACTIVE=1073741824" "-DLEVEL_REPORT -DREFIT_PERCENT=0 -DSPREAD_ACTIVE=0" "-DLEVEL_REPORT -DSPREAD_ACTIVE=0"
+    "-DLEVEL_REPORT -DWHOLE_BLOCK_WALKS=0")
 main=("$s12" "$s13" "$diag" build/tools/stagger)
 if [ -n "$step_defs" ]; then # BS_DEFS: every step13 build with them, the plain one too (the lab's own not needed)
     for k in "${!defs[@]}"; do defs[k]="${defs[$k]} $step_defs"; done
@@ -255,10 +257,10 @@ if phase levels "levels: the histogram and each level's cost (LEVEL_REPORT: ever
     done
 fi
 
-if phase deep "deep substeps: rebuilt with a warp per 32 active, refitted, refitted with fewer bodies a warp (the step)"; then
+if phase deep "deep substeps: rebuilt with a warp per 32 active, refitted, fewer bodies a warp, a block a group (the step)"; then
     re=${BS_DEEP_ETA:-0.1}
     f=$(sphere 1048576) && st=$(start_of "$f" "$dtmax") || exit 1
-    ways=("rebuild-group rebuild" "refit-group refit" "report step") # the variant, and its name in the labels
+    ways=("rebuild-group rebuild" "refit-group refit" "warp-group warps" "report step") # the variant; its label's name
     for w in "${ways[@]}"; do
         read -r v name <<< "$w"
         "$(variant "$v")" -q -r 1 -i "$st" --eps $eps -k "$dtmax_k" --dt "$dtmax" --levels "$levels" --eta "$re" --validate off \
