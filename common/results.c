@@ -40,13 +40,14 @@ static void add(line *l, const char *fmt, ...)
         l->len += (size_t)n;
 }
 
-/* Text fields lose commas, quotes and line breaks: the CSV has no quoting. */
+/* Text fields lose commas (to ';', so "compiled, no GPU" still reads), quotes and line breaks: the CSV has
+ * no quoting. */
 static void add_text(line *l, const char *s, int last)
 {
     char clean[256];
     size_t k = 0;
     for (const char *p = s ? s : ""; *p && k + 1 < sizeof clean; ++p)
-        clean[k++] = (*p == ',' || *p == '"' || *p == '\n' || *p == '\r') ? ' ' : *p;
+        clean[k++] = *p == ',' ? ';' : (*p == '"' || *p == '\n' || *p == '\r') ? ' ' : *p;
     clean[k] = '\0';
     add(l, last ? "%s\n" : "%s,", clean);
 }

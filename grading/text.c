@@ -120,7 +120,9 @@ void log_line(const char *path, const char *needle, char *out, size_t len)
 void clean_cell(char *s)
 {
     for (; *s; ++s)
-        if (*s == ',' || *s == '"' || *s == '\n' || *s == '\r')
+        if (*s == ',')
+            *s = ';'; /* as common/results.c's fields: a clause stays a clause */
+        else if (*s == '"' || *s == '\n' || *s == '\r')
             *s = ' ';
 }
 

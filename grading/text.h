@@ -9,7 +9,7 @@
 void textf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Escape sequences removed, tabs and line breaks a space, other control characters and non-UTF-8 '?'. */
 void printable_text(char *text);
-/* Text for a CSV cell of ours: commas, quotes and line breaks become spaces. */
+/* Text for a CSV cell of ours: commas become semicolons, quotes and line breaks spaces. */
 void clean_cell(char *s);
 /* The first line of a log holding `needle`, or (NULL) its last non-empty line; made printable. */
 void log_line(const char *path, const char *needle, char *out, size_t len);
